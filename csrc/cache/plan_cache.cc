@@ -1,0 +1,126 @@
+#include "cache/plan_cache.h"
+
+#include <algorithm>
+#include <new>
+
+namespace jax_apple_fft {
+namespace {
+
+std::size_t scratch_lanes(int threads) {
+  // One lane per worker thread plus room for concurrent callers.
+  return static_cast<std::size_t>(std::max(threads, 1)) * 2 + 2;
+}
+
+}  // namespace
+
+PlanCache::PlanCache(const CacheLimits& limits)
+    : limits_(limits),
+      workers_(std::max(limits.threads, 1)),
+      scratch_(scratch_lanes(limits.threads), [this] {
+        return plan_bytes_.load(std::memory_order_relaxed) + scratch_.retained_bytes() <=
+               limits_.max_bytes;
+      }) {}
+
+std::shared_ptr<const CachedPlan> PlanCache::get_or_build(const PlanKey& key,
+                                                          const Builder& build) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (closed()) throw CacheClosedError("this PlanCache has been closed");
+  if (auto it = entries_.find(key); it != entries_.end()) {
+    ++counters_.hits;
+    recency_.splice(recency_.begin(), recency_, it->second.recency);
+    return it->second.plan;
+  }
+  ++counters_.misses;
+  if (auto pending = building_.find(key); pending != building_.end()) {
+    // Another thread is building this key: wait for its result.
+    ++counters_.waits;
+    std::shared_ptr<Build> other = pending->second;
+    build_finished_.wait(lock, [&] { return other->done; });
+    if (!other->plan) throw PlanBuildError(other->error);
+    return other->plan;
+  }
+  auto mine = std::make_shared<Build>();
+  building_.emplace(key, mine);
+  lock.unlock();
+
+  std::shared_ptr<const CachedPlan> plan;
+  std::string error;
+  try {
+    plan = build();
+    if (!plan) error = "the builder returned no plan";
+  } catch (const std::bad_alloc&) {
+    error = "out of memory";
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+
+  lock.lock();
+  building_.erase(key);
+  mine->done = true;
+  if (plan) {
+    ++counters_.builds;
+    mine->plan = plan;
+    insert_locked(key, plan);
+  } else {
+    ++counters_.failed_builds;
+    mine->error = "could not build plan " + key.describe() + ": " + error;
+  }
+  build_finished_.notify_all();
+  if (!plan) throw PlanBuildError(mine->error);
+  return plan;
+}
+
+bool PlanCache::fits_locked(std::size_t extra_bytes, std::size_t extra_entries) const {
+  return entries_.size() + extra_entries <= limits_.max_entries &&
+         plan_bytes_.load(std::memory_order_relaxed) + scratch_.retained_bytes() + extra_bytes <=
+             limits_.max_bytes;
+}
+
+void PlanCache::insert_locked(const PlanKey& key, std::shared_ptr<const CachedPlan> plan) {
+  const std::size_t bytes = plan->bytes();
+  if (bytes > limits_.max_bytes || limits_.max_entries == 0) return;  // too big to keep
+  if (!fits_locked(bytes, 1)) scratch_.release_idle();
+  while (!fits_locked(bytes, 1) && !recency_.empty()) {
+    evict_locked(entries_.find(recency_.back()));
+    ++counters_.evictions;
+  }
+  if (!fits_locked(bytes, 1)) return;  // scratch in use right now fills the budget
+  recency_.push_front(key);
+  entries_.emplace(key, Entry{std::move(plan), bytes, recency_.begin()});
+  plan_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+void PlanCache::evict_locked(std::unordered_map<PlanKey, Entry, PlanKeyHash>::iterator it) {
+  Entry& entry = it->second;
+  evicted_.emplace_back(entry.plan, entry.bytes);
+  plan_bytes_.fetch_sub(entry.bytes, std::memory_order_relaxed);
+  recency_.erase(entry.recency);
+  entries_.erase(it);
+}
+
+CacheStats PlanCache::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  CacheStats s = counters_;
+  s.entries = entries_.size();
+  s.plan_bytes = plan_bytes_.load(std::memory_order_relaxed);
+  s.scratch_bytes = scratch_.retained_bytes();
+  s.retained_bytes = s.plan_bytes + s.scratch_bytes;
+  s.transient_scratch = scratch_.transient_allocations();
+  std::erase_if(evicted_, [](const auto& e) { return e.first.expired(); });
+  s.evicted_in_use = evicted_.size();
+  for (const auto& e : evicted_) s.evicted_in_use_bytes += e.second;
+  return s;
+}
+
+void PlanCache::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  while (!recency_.empty()) evict_locked(entries_.find(recency_.back()));
+  scratch_.release_idle();
+}
+
+void PlanCache::close() {
+  closed_.store(true, std::memory_order_release);
+  clear();
+}
+
+}  // namespace jax_apple_fft

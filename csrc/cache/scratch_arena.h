@@ -1,0 +1,70 @@
+// Working memory reused across calls. The arena has a fixed number of lanes;
+// a call takes a free lane without locking (an atomic flag per lane) and gives
+// it back when done. A lane keeps its buffer for the next call while the
+// cache's byte budget allows; when every lane is busy, the call gets a
+// transient buffer that is freed on return (counted, so it shows in stats).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace jax_apple_fft {
+
+class ScratchArena {
+ public:
+  // within_budget() says whether the cache may keep what it holds now.
+  ScratchArena(std::size_t lanes, std::function<bool()> within_budget);
+  ~ScratchArena();
+  ScratchArena(const ScratchArena&) = delete;
+  ScratchArena& operator=(const ScratchArena&) = delete;
+
+  class Lease {
+   public:
+    Lease(Lease&& other) noexcept;
+    Lease& operator=(Lease&&) = delete;
+    ~Lease();
+    void* data() const { return data_; }
+    template <class T>
+    T* as() const { return static_cast<T*>(data_); }
+
+   private:
+    friend class ScratchArena;
+    Lease(ScratchArena* arena, std::ptrdiff_t lane, void* data, std::size_t bytes)
+        : arena_(arena), lane_(lane), data_(data), bytes_(bytes) {}
+    ScratchArena* arena_;
+    std::ptrdiff_t lane_;  // -1: transient buffer owned by the lease
+    void* data_;
+    std::size_t bytes_;
+  };
+
+  // 64-byte aligned memory of at least `bytes`; throws std::bad_alloc.
+  Lease acquire(std::size_t bytes);
+  // Frees the buffers of idle lanes.
+  void release_idle();
+
+  std::size_t retained_bytes() const { return retained_.load(std::memory_order_relaxed); }
+  std::uint64_t transient_allocations() const {
+    return transient_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  struct Lane {
+    std::atomic<bool> busy{false};
+    void* data = nullptr;
+    std::size_t capacity = 0;
+  };
+  void give_back(std::ptrdiff_t lane);
+  void free_lane_buffer(Lane& lane);
+
+  std::unique_ptr<Lane[]> lanes_;
+  std::size_t lane_count_;
+  std::function<bool()> within_budget_;
+  std::atomic<std::size_t> retained_{0};
+  std::atomic<std::uint64_t> transient_{0};
+  std::atomic<std::size_t> next_lane_{0};
+};
+
+}  // namespace jax_apple_fft

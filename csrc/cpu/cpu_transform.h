@@ -1,0 +1,26 @@
+// The CPU backend: an N-dimensional transform over pocketfft line plans.
+//
+// prepare() resolves every plan a spec needs through the PlanCache (the FFI
+// instantiate stage calls it once per call site); execute() then runs without
+// touching the cache's lock: it only borrows worker threads and scratch lanes.
+#pragma once
+
+#include <memory>
+
+#include "cache/plan_cache.h"
+#include "spec/transform_spec.h"
+
+namespace jax_apple_fft {
+
+class CpuTransform {
+ public:
+  virtual ~CpuTransform() = default;
+  // Throws PlanBuildError, CacheClosedError or std::invalid_argument.
+  static std::unique_ptr<CpuTransform> prepare(const TransformSpec& spec, PlanCache& cache);
+  // `in` and `out` are dense row-major buffers shaped as the spec says; they
+  // must not overlap unless they are the same buffer for a C2C transform.
+  virtual void execute(const void* in, void* out, PlanCache& cache) const = 0;
+  virtual const TransformSpec& spec() const = 0;
+};
+
+}  // namespace jax_apple_fft

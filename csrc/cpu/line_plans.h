@@ -1,0 +1,46 @@
+// One-dimensional pocketfft plans as cache entries. This header is included
+// by cpu_transform.cc only: it is where the pocketfft templates are
+// instantiated for float and double (our own instantiation unit).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "cache/plan_cache.h"
+#include "ducc0/fft/fft1d_impl.h"
+
+namespace jax_apple_fft {
+
+namespace ducc = ::jax_apple_fft_ducc0;
+namespace pocketfft = ::jax_apple_fft_ducc0::detail_fft;
+
+template <class T>
+using ComplexEngine = pocketfft::pocketfft_c<T>;
+template <class T>
+using RealEngine = pocketfft::pocketfft_r<T>;
+
+// A plan for lines of length n, complex or real.
+template <class Engine>
+class LinePlan final : public CachedPlan {
+ public:
+  LinePlan(std::size_t n, bool single_line) : engine(n, single_line) {}
+  std::size_t bytes() const override { return sizeof(*this) + engine.footprint(); }
+  const Engine engine;
+};
+
+// Cache key for a line plan. `single_line` asks pocketfft for its
+// layout that vectorises inside one long transform.
+template <class T>
+PlanKey line_plan_key(bool real, std::int64_t n, bool single_line) {
+  return PlanKey{"cpu.line", {sizeof(T), real ? 1 : 0, n, single_line ? 1 : 0}};
+}
+
+template <class Engine, class T>
+std::shared_ptr<const LinePlan<Engine>> get_line_plan(PlanCache& cache, bool real,
+                                                      std::int64_t n, bool single_line) {
+  return cache.get<LinePlan<Engine>>(line_plan_key<T>(real, n, single_line), [&] {
+    return std::make_shared<const LinePlan<Engine>>(static_cast<std::size_t>(n), single_line);
+  });
+}
+
+}  // namespace jax_apple_fft

@@ -1,0 +1,109 @@
+// The private extension module `jax_apple_fft._core`: FFI capsules for JAX
+// and the PlanCache class that Python owns.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cache/plan_cache.h"
+#include "cpu/cpu_transform.h"
+#include "ffi/cache_handles.h"
+#include "ffi/cpu_target.h"
+#include "ffi/spec_from_attributes.h"
+
+namespace nb = nanobind;
+
+namespace jax_apple_fft {
+namespace {
+
+// The Python-facing cache: shared ownership of the C++ cache plus its handle.
+class PyPlanCache {
+ public:
+  PyPlanCache(std::size_t max_entries, std::size_t max_bytes, int threads)
+      : cache_(std::make_shared<PlanCache>(CacheLimits{max_entries, max_bytes, threads})),
+        handle_(CacheHandles::table().add(cache_)) {}
+  ~PyPlanCache() { CacheHandles::table().remove(handle_); }
+  PyPlanCache(const PyPlanCache&) = delete;
+  PyPlanCache& operator=(const PyPlanCache&) = delete;
+
+  PlanCache& cache() { return *cache_; }
+  std::uint64_t handle() const { return handle_; }
+
+ private:
+  std::shared_ptr<PlanCache> cache_;
+  std::uint64_t handle_;
+};
+
+nb::dict stats_as_dict(const CacheStats& s) {
+  nb::dict d;
+  d["hits"] = s.hits;
+  d["misses"] = s.misses;
+  d["builds"] = s.builds;
+  d["failed_builds"] = s.failed_builds;
+  d["waits"] = s.waits;
+  d["evictions"] = s.evictions;
+  d["entries"] = s.entries;
+  d["plan_bytes"] = s.plan_bytes;
+  d["scratch_bytes"] = s.scratch_bytes;
+  d["retained_bytes"] = s.retained_bytes;
+  d["evicted_in_use"] = s.evicted_in_use;
+  d["evicted_in_use_bytes"] = s.evicted_in_use_bytes;
+  d["transient_scratch"] = s.transient_scratch;
+  return d;
+}
+
+}  // namespace
+}  // namespace jax_apple_fft
+
+NB_MODULE(_core, m) {
+  using namespace jax_apple_fft;
+  m.doc() = "Private extension of jax_apple_fft: FFI handlers and the native PlanCache.";
+
+  nb::exception<PlanBuildError>(m, "PlanBuildError", PyExc_RuntimeError);
+  nb::exception<CacheClosedError>(m, "CacheClosedError", PyExc_RuntimeError);
+
+  nb::class_<PyPlanCache>(m, "NativePlanCache")
+      .def(nb::init<std::size_t, std::size_t, int>(), nb::arg("max_entries"),
+           nb::arg("max_bytes"), nb::arg("threads"))
+      .def_prop_ro("handle", &PyPlanCache::handle)
+      .def_prop_ro("threads", [](PyPlanCache& c) { return c.cache().limits().threads; })
+      .def_prop_ro("max_entries", [](PyPlanCache& c) { return c.cache().limits().max_entries; })
+      .def_prop_ro("max_bytes", [](PyPlanCache& c) { return c.cache().limits().max_bytes; })
+      .def_prop_ro("closed", [](PyPlanCache& c) { return c.cache().closed(); })
+      .def("stats", [](PyPlanCache& c) { return stats_as_dict(c.cache().stats()); })
+      .def("clear", [](PyPlanCache& c) { c.cache().clear(); },
+           nb::call_guard<nb::gil_scoped_release>())
+      .def("close", [](PyPlanCache& c) { c.cache().close(); },
+           nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "prepare_cpu",
+          [](PyPlanCache& c, int kind, bool forward, int precision, std::vector<std::int64_t> in_shape,
+             std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths) {
+            auto spec = spec_from_attributes(static_cast<TransformKind>(kind), forward,
+                                             static_cast<Precision>(precision), in_shape, axes,
+                                             lengths, 1.0);
+            if (!spec.has_value()) throw nb::value_error(spec.error().c_str());
+            nb::gil_scoped_release release;
+            CpuTransform::prepare(*spec, c.cache());
+          },
+          nb::arg("kind"), nb::arg("forward"), nb::arg("precision"), nb::arg("in_shape"),
+          nb::arg("axes"), nb::arg("lengths"),
+          "Builds (or finds) every plan a CPU transform needs, without running it.");
+
+  m.def("cpu_handlers", [] {
+    nb::dict d;
+    d["instantiate"] = nb::capsule(CpuInstantiateHandler());
+    d["execute"] = nb::capsule(CpuExecuteHandler());
+    return d;
+  });
+  m.def("call_site_state_type", [] {
+    nb::dict d;
+    d["type_id"] = nb::capsule(reinterpret_cast<void*>(CallSiteStateTypeId()));
+    d["type_info"] =
+        nb::capsule(reinterpret_cast<void*>(const_cast<XLA_FFI_TypeInfo*>(CallSiteStateTypeInfo())));
+    return d;
+  });
+}

@@ -1,0 +1,44 @@
+"""jax_apple_fft: FFTs for JAX on the CPU (pocketfft) and, on Apple silicon, Metal.
+
+Every transform matches numpy.fft's signature and works under jit, grad and
+vmap. Keyword-only ``backend=`` picks where it runs ("auto", "cpu",
+"metal"); ``cache=`` names the PlanCache that owns its plans.
+"""
+
+from jax_apple_fft.errors import (
+    BackendUnavailableError,
+    CacheClosedError,
+    JaxAppleFftError,
+    PlanBuildError,
+    UnsupportedError,
+)
+from jax_apple_fft.frontend.helpers import fftfreq, fftshift, ifftshift, rfftfreq
+from jax_apple_fft.frontend.transforms import (
+    fft,
+    fft2,
+    fftn,
+    hfft,
+    ifft,
+    ifft2,
+    ifftn,
+    ihfft,
+    irfft,
+    irfft2,
+    irfftn,
+    rfft,
+    rfft2,
+    rfftn,
+)
+from jax_apple_fft.runtime.backends import BackendInfo, backends
+from jax_apple_fft.runtime.cache import CacheStats, PlanCache, default_cache
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BackendInfo", "BackendUnavailableError", "CacheClosedError", "CacheStats",
+    "JaxAppleFftError", "PlanBuildError", "PlanCache", "UnsupportedError",
+    "backends", "default_cache",
+    "fft", "ifft", "rfft", "irfft", "hfft", "ihfft",
+    "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn",
+    "fftfreq", "rfftfreq", "fftshift", "ifftshift",
+]

@@ -1,0 +1,1 @@
+"""The numpy-compatible front end."""

@@ -1,0 +1,126 @@
+"""Checks and normalises numpy.fft-style arguments, before anything is traced
+into the primitive. Errors follow numpy's types and wording."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jax_apple_fft.errors import CacheClosedError
+from jax_apple_fft.runtime.cache import PlanCache, default_cache
+
+NORMS = (None, "backward", "ortho", "forward")
+
+
+def check_norm(norm: str | None) -> str:
+    if norm not in NORMS:
+        raise ValueError(
+            f'Invalid norm value {norm}; should be "backward","ortho" or "forward".'
+        )
+    return norm or "backward"
+
+
+def norm_scale(norm: str, size: int, inverse: bool) -> float:
+    """The factor a transform of `size` points applies under `norm`.
+
+    `inverse` marks the transforms that divide by the size by default
+    (ifft, irfft, ihfft).
+    """
+    if norm == "ortho":
+        return 1.0 / math.sqrt(size)
+    divides = (norm == "backward") == inverse
+    return 1.0 / size if divides else 1.0
+
+
+def check_cache(cache: PlanCache | None) -> PlanCache:
+    if cache is None:
+        cache = default_cache()
+    elif not isinstance(cache, PlanCache):
+        raise TypeError(f"cache must be a jax_apple_fft.PlanCache, got {type(cache).__name__}")
+    if cache.closed:
+        raise CacheClosedError("this PlanCache has been closed; pass an open one")
+    return cache
+
+
+def as_input_array(a, *, real: bool, name: str) -> jax.Array:
+    """Converts to the dtype the transform computes in, as jax.numpy.fft does:
+    integers and bools become the default float; real input to a complex
+    transform becomes complex."""
+    x = jnp.asarray(a)
+    is_complex = jnp.issubdtype(x.dtype, jnp.complexfloating)
+    if real and is_complex:
+        raise TypeError(f"{name} needs real input, got {x.dtype}; "
+                        f"use the complex transform for complex data")
+    double = x.dtype in (jnp.float64, jnp.complex128) or (
+        not jnp.issubdtype(x.dtype, jnp.inexact)
+        and jax.dtypes.canonicalize_dtype(np.float64) == np.float64
+    )
+    if real:
+        return x.astype(jnp.float64 if double else jnp.float32)
+    return x.astype(jnp.complex128 if double else jnp.complex64)
+
+
+def normalize_axes(axes: Sequence[int], ndim: int) -> tuple[int, ...]:
+    result = []
+    for axis in axes:
+        axis = operator.index(axis)
+        if not -ndim <= axis < ndim:
+            raise np.exceptions.AxisError(axis, ndim)
+        result.append(axis % ndim)
+    if len(set(result)) != len(result):
+        raise ValueError(f"repeated axes are not supported, got axes {tuple(axes)}")
+    return tuple(result)
+
+
+def resolve_lengths(
+    shape: tuple[int, ...],
+    s: Sequence[int | None] | None,
+    axes: Sequence[int] | None,
+    *,
+    complex_to_real: bool,
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """numpy's rules for `s` and `axes`: returns (axes, transform lengths).
+
+    `s` entries of None or -1 keep the input's size; for a complex-to-real
+    transform the last length defaults to 2 * (m - 1) for m input points.
+    """
+    ndim = len(shape)
+    if s is not None:
+        s = [None if v is None else operator.index(v) for v in s]
+    if axes is None:
+        axes = range(ndim) if s is None else range(ndim - len(s), ndim)
+        if s is not None and len(s) > ndim:
+            raise ValueError("Shape and axes have different lengths.")
+    axes = normalize_axes(list(axes), ndim)
+    if s is None:
+        s = [None] * len(axes)
+    if len(s) != len(axes):
+        raise ValueError("Shape and axes have different lengths.")
+    lengths = []
+    for i, (axis, n) in enumerate(zip(axes, s)):
+        if n is None or n == -1:
+            n = shape[axis]
+            if complex_to_real and i == len(axes) - 1:
+                n = 2 * (n - 1)
+        if n < 1:
+            raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
+        lengths.append(n)
+    return axes, tuple(lengths)
+
+
+def fit_to_lengths(x: jax.Array, axes, input_lengths) -> jax.Array:
+    """Crops or zero-pads `x` along each axis to the transform's input length."""
+    for axis, n in zip(axes, input_lengths):
+        have = x.shape[axis]
+        if have > n:
+            x = jax.lax.slice_in_dim(x, 0, n, axis=axis)
+        elif have < n:
+            pad = [(0, 0, 0)] * x.ndim
+            pad[axis] = (0, n - have, 0)
+            x = jax.lax.pad(x, jnp.zeros((), x.dtype), pad)
+    return x

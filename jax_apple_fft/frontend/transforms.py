@@ -1,0 +1,152 @@
+"""numpy.fft's transforms on the apple_fft primitive.
+
+Every function here has numpy's signature plus two keyword-only arguments:
+``backend`` ("auto", "cpu" or "metal") and ``cache`` (a PlanCache; the JAX
+CPU client's default cache if omitted).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import jax
+
+from jax_apple_fft.frontend import arguments
+from jax_apple_fft.primitive import TransformKind, transform
+from jax_apple_fft.runtime.backends import resolve_backend
+from jax_apple_fft.runtime.cache import PlanCache
+
+__all__ = [
+    "fft", "ifft", "rfft", "irfft", "hfft", "ihfft",
+    "fft2", "ifft2", "rfft2", "irfft2",
+    "fftn", "ifftn", "rfftn", "irfftn",
+]
+
+Shape = Sequence[int]
+Norm = str | None
+
+
+def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse):
+    """The shared path: check arguments, fit the input, bind the primitive."""
+    norm = arguments.check_norm(norm)
+    backend = resolve_backend(backend)
+    cache = arguments.check_cache(cache)
+    x = arguments.as_input_array(a, real=kind == TransformKind.R2C, name=name)
+    complex_to_real = kind == TransformKind.C2R
+    axes, lengths = arguments.resolve_lengths(x.shape, s, axes, complex_to_real=complex_to_real)
+    if not axes:
+        if kind != TransformKind.C2C:
+            raise ValueError(f"{name} needs at least one axis")
+        return x
+    input_lengths = list(lengths)
+    if complex_to_real:
+        input_lengths[-1] = lengths[-1] // 2 + 1
+    x = arguments.fit_to_lengths(x, axes, input_lengths)
+    scale = arguments.norm_scale(norm, math.prod(lengths), inverse)
+    return transform(x, kind=kind, forward=forward, axes=axes, lengths=lengths,
+                     scale=scale, backend=backend, cache=cache)
+
+
+def _one_axis(n: int | None, axis: int):
+    return (None if n is None else (n,)), (axis,)
+
+
+def fft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
+        backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """One-dimensional discrete Fourier transform (numpy.fft.fft)."""
+    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="fft",
+                kind=TransformKind.C2C, forward=True, inverse=False)
+
+
+def ifft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
+         backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """One-dimensional inverse discrete Fourier transform (numpy.fft.ifft)."""
+    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="ifft",
+                kind=TransformKind.C2C, forward=False, inverse=True)
+
+
+def rfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
+         backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """Transform of real input, returning the n // 2 + 1 non-negative
+    frequencies (numpy.fft.rfft)."""
+    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="rfft",
+                kind=TransformKind.R2C, forward=True, inverse=False)
+
+
+def irfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
+          backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """Inverse of rfft: real output of length n, 2 * (m - 1) by default
+    (numpy.fft.irfft)."""
+    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="irfft",
+                kind=TransformKind.C2R, forward=False, inverse=True)
+
+
+def hfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
+         backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """Transform of a Hermitian-symmetric signal given by its first half,
+    giving real output (numpy.fft.hfft)."""
+    # hfft(a) = irfft(conj(a)) with the norm swapped: a forward-sign C2R.
+    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="hfft",
+                kind=TransformKind.C2R, forward=True, inverse=False)
+
+
+def ihfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
+          backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """Inverse of hfft (numpy.fft.ihfft)."""
+    # ihfft(a) = conj(rfft(a)) with the norm swapped: an inverse-sign R2C.
+    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="ihfft",
+                kind=TransformKind.R2C, forward=False, inverse=True)
+
+
+def fftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
+         backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """N-dimensional discrete Fourier transform (numpy.fft.fftn)."""
+    return _run(a, s, axes, norm, backend, cache, name="fftn",
+                kind=TransformKind.C2C, forward=True, inverse=False)
+
+
+def ifftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
+          backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """N-dimensional inverse discrete Fourier transform (numpy.fft.ifftn)."""
+    return _run(a, s, axes, norm, backend, cache, name="ifftn",
+                kind=TransformKind.C2C, forward=False, inverse=True)
+
+
+def rfftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
+          backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """N-dimensional transform of real input; the last axis is halved
+    (numpy.fft.rfftn)."""
+    return _run(a, s, axes, norm, backend, cache, name="rfftn",
+                kind=TransformKind.R2C, forward=True, inverse=False)
+
+
+def irfftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
+           backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """Inverse of rfftn (numpy.fft.irfftn)."""
+    return _run(a, s, axes, norm, backend, cache, name="irfftn",
+                kind=TransformKind.C2R, forward=False, inverse=True)
+
+
+def fft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
+         backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """Two-dimensional discrete Fourier transform (numpy.fft.fft2)."""
+    return fftn(a, s, axes, norm, backend=backend, cache=cache)
+
+
+def ifft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
+          backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """Two-dimensional inverse discrete Fourier transform (numpy.fft.ifft2)."""
+    return ifftn(a, s, axes, norm, backend=backend, cache=cache)
+
+
+def rfft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
+          backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """Two-dimensional transform of real input (numpy.fft.rfft2)."""
+    return rfftn(a, s, axes, norm, backend=backend, cache=cache)
+
+
+def irfft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
+           backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+    """Inverse of rfft2 (numpy.fft.irfft2)."""
+    return irfftn(a, s, axes, norm, backend=backend, cache=cache)

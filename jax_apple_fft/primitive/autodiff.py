@@ -1,0 +1,44 @@
+"""JVP and transposes. The transform is linear, so its JVP is itself applied
+to the tangent; the transposes (JAX's convention: the linear transpose, no
+conjugation) are:
+
+  C2C(sign, s)^T = C2C(sign, s): the DFT matrix is symmetric.
+  R2C(sign, s)^T = C2R(sign, s) applied to ct * w, with w = 1 at the zero and
+      Nyquist bins and 1/2 elsewhere: C2R counts each inner bin twice
+      (Hermitian symmetry), the transpose of R2C counts it once.
+  C2R(sign, s)^T = m * R2C(sign, s)(ct), with m = 1 at the zero and Nyquist
+      bins and 2 elsewhere: the inner bins stand for two terms each.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+from jax.interpreters import ad
+
+from jax_apple_fft.primitive.definition import TransformKind, fft_p, transform
+
+
+def _half_spectrum_weights(n: int, inner: float, axis: int, ndim: int, dtype):
+    """Weights over the n // 2 + 1 bins of a real axis, shaped to broadcast."""
+    bins = n // 2 + 1
+    w = jnp.full((bins,), inner, dtype=dtype).at[0].set(1)
+    if n % 2 == 0:
+        w = w.at[bins - 1].set(1)
+    return w.reshape([bins if d == axis else 1 for d in range(ndim)])
+
+
+def _transpose(ct, x, *, kind, forward, axes, lengths, scale, backend, cache):
+    del x
+    params = dict(forward=forward, axes=axes, lengths=lengths, scale=scale,
+                  backend=backend, cache=cache)
+    real_axis, n = axes[-1], lengths[-1]
+    if kind == TransformKind.C2C:
+        return [transform(ct, kind=TransformKind.C2C, **params)]
+    if kind == TransformKind.R2C:
+        w = _half_spectrum_weights(n, 0.5, real_axis, ct.ndim, ct.real.dtype)
+        return [transform(ct * w, kind=TransformKind.C2R, **params)]
+    m = _half_spectrum_weights(n, 2.0, real_axis, ct.ndim, ct.dtype)
+    return [transform(ct, kind=TransformKind.R2C, **params) * m]
+
+
+ad.deflinear2(fft_p, _transpose)

@@ -1,0 +1,97 @@
+"""The primitive, its parameters and its shape/dtype rule.
+
+One primitive serves every transform. Its static parameters:
+
+  kind     C2C, R2C (real in, half-spectrum out) or C2R (the reverse)
+  forward  sign of the exponent: True is exp(-2 pi i jk/n)
+  axes     the transformed axes; for R2C/C2R the last is the real axis
+  lengths  the transform length along each axis (the real length n for the
+           real axis, whose complex side holds n // 2 + 1)
+  scale    a factor fused into the transform (normalisation)
+  backend  "cpu" or "metal", fixed at trace time
+  cache    the PlanCache that owns the plans
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+from jax import dtypes
+from jax._src import dispatch
+from jax.extend.core import Primitive
+from jax.core import ShapedArray
+
+__all__ = ["TransformKind", "fft_p", "transform"]
+
+
+class TransformKind(enum.IntEnum):
+    """Matches jax_apple_fft::TransformKind in csrc/spec/transform_spec.h."""
+
+    C2C = 0
+    R2C = 1
+    C2R = 2
+
+    def __str__(self) -> str:  # jaxprs show the name, not the number
+        return self.name
+
+    __repr__ = __str__
+
+
+fft_p = Primitive("apple_fft")
+fft_p.def_impl(lambda x, **params: dispatch.apply_primitive(fft_p, x, **params))
+
+
+def transform(x, *, kind, forward, axes, lengths, scale, backend, cache):
+    """Binds the primitive; arguments as described in this module's docstring."""
+    return fft_p.bind(
+        x,
+        kind=TransformKind(kind),
+        forward=bool(forward),
+        axes=tuple(int(a) for a in axes),
+        lengths=tuple(int(n) for n in lengths),
+        scale=float(scale),
+        backend=backend,
+        cache=cache,
+    )
+
+
+def is_double(dtype) -> bool:
+    return np.dtype(dtype) in (np.dtype(np.float64), np.dtype(np.complex128))
+
+
+def complex_dtype(dtype) -> np.dtype:
+    return np.dtype(np.complex128 if is_double(dtype) else np.complex64)
+
+
+def real_dtype(dtype) -> np.dtype:
+    return np.dtype(np.float64 if is_double(dtype) else np.float32)
+
+
+def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache):
+    del forward, scale, backend, cache
+    if len(axes) != len(lengths) or not axes:
+        raise ValueError("apple_fft needs one length per axis and at least one axis")
+    real_axis = axes[-1]
+    shape = list(x.shape)
+    expected_in = dict(zip(axes, lengths))
+    if kind == TransformKind.C2R:
+        expected_in[real_axis] = lengths[-1] // 2 + 1
+    for axis, n in expected_in.items():
+        if shape[axis] != n:
+            raise ValueError(f"apple_fft: axis {axis} has length {shape[axis]}, expected {n}")
+    is_complex = dtypes.issubdtype(x.dtype, np.complexfloating)
+    if kind == TransformKind.R2C:
+        if is_complex:
+            raise TypeError(f"apple_fft R2C needs a real input, got {x.dtype}")
+        shape[real_axis] = lengths[-1] // 2 + 1
+        return ShapedArray(tuple(shape), complex_dtype(x.dtype))
+    if not is_complex:
+        raise TypeError(f"apple_fft {kind.name} needs a complex input, got {x.dtype}")
+    if kind == TransformKind.C2R:
+        shape[real_axis] = lengths[-1]
+        return ShapedArray(tuple(shape), real_dtype(x.dtype))
+    return ShapedArray(tuple(shape), x.dtype)
+
+
+fft_p.def_abstract_eval(_abstract_eval)

@@ -1,0 +1,1 @@
+"""Runtime pieces: plan caches, backend selection, FFI registration."""
