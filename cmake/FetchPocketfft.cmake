@@ -33,6 +33,7 @@ _ducc0_verify_archive(_have_archive)
 if(NOT _have_archive)
   if(DEFINED ENV{JAX_APPLE_FFT_DUCC0_SDIST} AND EXISTS "$ENV{JAX_APPLE_FFT_DUCC0_SDIST}")
     # Offline builds may point at a previously downloaded sdist.
+    file(MAKE_DIRECTORY "${_ducc0_root}/download")
     file(COPY_FILE "$ENV{JAX_APPLE_FFT_DUCC0_SDIST}" "${_ducc0_archive}")
   else()
     message(STATUS "Downloading ducc0 ${DUCC0_VERSION} sdist with pip")

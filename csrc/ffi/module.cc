@@ -13,6 +13,7 @@
 #include "ffi/cache_handles.h"
 #include "ffi/cpu_target.h"
 #include "ffi/spec_from_attributes.h"
+#include "metal/emulator_bindings.h"
 
 namespace nb = nanobind;
 
@@ -92,6 +93,8 @@ NB_MODULE(_core, m) {
           nb::arg("kind"), nb::arg("forward"), nb::arg("precision"), nb::arg("in_shape"),
           nb::arg("axes"), nb::arg("lengths"),
           "Builds (or finds) every plan a CPU transform needs, without running it.");
+
+  bind_metal_emulator(m);
 
   m.def("cpu_handlers", [] {
     nb::dict d;

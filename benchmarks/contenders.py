@@ -1,0 +1,90 @@
+"""The FFT implementations being compared, each turned into a zero-argument
+callable that runs one row's transform to completion."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import scipy.fft
+
+import jax_apple_fft as af
+from suite import Row
+
+Runner = Callable[[], Any]
+
+ALL_CORES = os.cpu_count() or 1
+
+OURS_ONE_THREAD = "ours-1t"
+OURS_ALL_CORES = "ours-all"
+JNP_FFT = "jnp.fft"
+
+
+def numpy_style_transform(module: ModuleType, row: Row, **extra: Any) -> Callable[[Any], Any]:
+    """``row``'s transform from a module with numpy.fft's API.
+
+    1-D rows use fft/rfft/irfft, the rest fftn/rfftn/irfftn, as a user would.
+    Lengths are always passed: irfft of an odd length needs them.
+    """
+    if len(row.axes) == 1:
+        function = {"c2c": module.fft, "r2c": module.rfft, "c2r": module.irfft}[row.kind]
+        return functools.partial(function, n=row.lengths[0], axis=row.axes[0],
+                                 norm=row.norm, **extra)
+    function = {"c2c": module.fftn, "r2c": module.rfftn, "c2r": module.irfftn}[row.kind]
+    return functools.partial(function, s=row.lengths, axes=row.axes, norm=row.norm, **extra)
+
+
+@dataclasses.dataclass(frozen=True)
+class Contender:
+    label: str
+    prepare: Callable[[Row, np.ndarray], Runner]
+
+
+def _jitted(make_transform: Callable[[Row], Callable[[Any], Any]]) -> Callable[[Row, np.ndarray], Runner]:
+    """A JAX contender: jitted, on a device-resident input, blocking on the result.
+
+    Compiling and warming happen here, so that no timing ever includes them.
+    """
+    def prepare(row: Row, x: np.ndarray) -> Runner:
+        compiled = jax.jit(make_transform(row))
+        device_x = jax.device_put(x)
+
+        def run() -> jax.Array:
+            return compiled(device_x).block_until_ready()
+
+        run()
+        return run
+    return prepare
+
+
+def _eager(make_transform: Callable[[Row], Callable[[Any], Any]]) -> Callable[[Row, np.ndarray], Runner]:
+    def prepare(row: Row, x: np.ndarray) -> Runner:
+        transform = make_transform(row)
+        run = functools.partial(transform, x)
+        run()  # builds and caches the library's plan
+        return run
+    return prepare
+
+
+def _ours(threads: int) -> Callable[[Row, np.ndarray], Runner]:
+    cache = af.PlanCache(threads=threads)
+    return _jitted(lambda row: numpy_style_transform(af, row, backend="cpu", cache=cache))
+
+
+def all_contenders() -> list[Contender]:
+    """In table order."""
+    return [
+        Contender(OURS_ONE_THREAD, _ours(threads=1)),
+        Contender(OURS_ALL_CORES, _ours(threads=ALL_CORES)),
+        Contender(JNP_FFT, _jitted(lambda row: numpy_style_transform(jnp.fft, row))),
+        Contender("numpy", _eager(lambda row: numpy_style_transform(np.fft, row))),
+        Contender("scipy-1w", _eager(lambda row: numpy_style_transform(scipy.fft, row, workers=1))),
+        Contender("scipy-all", _eager(lambda row: numpy_style_transform(scipy.fft, row, workers=ALL_CORES))),
+    ]

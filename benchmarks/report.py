@@ -1,0 +1,161 @@
+"""The results as a text table and as a JSON document."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import importlib.metadata
+import math
+import os
+import platform
+from typing import Any
+
+from contenders import JNP_FFT, OURS_ALL_CORES, OURS_ONE_THREAD
+from measure import RowResult
+from timing import TimingPlan
+
+ROW_COLUMN_WIDTH = 34
+TIME_COLUMN_WIDTH = 10
+RATIO_COLUMN_WIDTH = 11
+
+
+@dataclasses.dataclass(frozen=True)
+class Ratio:
+    numerator: str
+    denominator: str
+
+    @property
+    def header(self) -> str:
+        return f"{_short(self.numerator)}/{_short(self.denominator)}"
+
+    def of(self, result: RowResult) -> float:
+        return result.median(self.numerator) / result.median(self.denominator)
+
+
+def _short(label: str) -> str:
+    return {OURS_ALL_CORES: "all", OURS_ONE_THREAD: "1t"}.get(label, label)
+
+
+def ratios_for(labels: list[str]) -> list[Ratio]:
+    """ours(all cores) against every other contender, then ours(1 thread) against jnp.fft."""
+    against_all = [Ratio(OURS_ALL_CORES, label) for label in labels if label != OURS_ALL_CORES]
+    return against_all + [Ratio(OURS_ONE_THREAD, JNP_FFT)]
+
+
+def format_seconds(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f}us"
+    if seconds < 1.0:
+        return f"{seconds * 1e3:.2f}ms"
+    return f"{seconds:.3f}s"
+
+
+def geometric_mean(values: list[float]) -> float:
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else math.nan
+
+
+def geometric_means(results: list[RowResult], ratios: list[Ratio]) -> dict[str, float]:
+    """Over the rows where every contender agreed with the reference."""
+    valid = [result for result in results if not result.disagreeing]
+    return {ratio.header: geometric_mean([ratio.of(result) for result in valid]) for ratio in ratios}
+
+
+def format_table(results: list[RowResult], labels: list[str]) -> str:
+    ratios = ratios_for(labels)
+    header = ("row".ljust(ROW_COLUMN_WIDTH)
+              + "".join(label.rjust(TIME_COLUMN_WIDTH) for label in labels) + "  |"
+              + "".join(ratio.header.rjust(RATIO_COLUMN_WIDTH) for ratio in ratios))
+    lines = [header, "-" * len(header)]
+    for result in results:
+        line = (result.row.name.ljust(ROW_COLUMN_WIDTH)
+                + "".join(format_seconds(result.median(label)).rjust(TIME_COLUMN_WIDTH)
+                          for label in labels) + "  |"
+                + "".join(f"{ratio.of(result):.2f}".rjust(RATIO_COLUMN_WIDTH) for ratio in ratios))
+        if result.disagreeing:
+            line += "  MISMATCH: " + ", ".join(result.disagreeing)
+        lines.append(line)
+    lines.append("-" * len(header))
+    means = geometric_means(results, ratios)
+    valid_rows = sum(not result.disagreeing for result in results)
+    lines.append(f"geometric mean ({valid_rows} rows)".ljust(ROW_COLUMN_WIDTH)
+                 + " " * (TIME_COLUMN_WIDTH * len(labels)) + "  |"
+                 + "".join(f"{means[ratio.header]:.2f}".rjust(RATIO_COLUMN_WIDTH) for ratio in ratios))
+    lines.append("")
+    lines.append("ratios are median times: below 1 means ours is faster.")
+    for ratio in (Ratio(OURS_ALL_CORES, JNP_FFT), Ratio(OURS_ONE_THREAD, JNP_FFT)):
+        slower = [result for result in results if ratio.of(result) > 1.0]
+        lines.append(f"{ratio.numerator} slower than {JNP_FFT} in {len(slower)} of {len(results)} rows"
+                     + (":" if slower else "."))
+        lines += [f"  {result.row.name} ({ratio.of(result):.2f}x)" for result in slower]
+    disagreeing = [result for result in results if result.disagreeing]
+    if disagreeing:
+        lines.append(f"NUMERICAL MISMATCH in {len(disagreeing)} rows (excluded from the means):")
+        lines += [f"  {result.row.name}: {', '.join(result.disagreeing)}" for result in disagreeing]
+    return "\n".join(lines)
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def machine_info() -> dict[str, Any]:
+    import jax_apple_fft
+
+    return {
+        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "cpu_count": os.cpu_count(),
+        "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "cpu_model": _cpu_model(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "versions": {
+            "jax_apple_fft": jax_apple_fft.__version__,
+            **{name: _version(name) for name in ("jax", "jaxlib", "numpy", "scipy")},
+        },
+    }
+
+
+def to_json(results: list[RowResult], labels: list[str], plan: TimingPlan,
+            quick: bool, wall_seconds: float, machine: dict[str, Any]) -> dict[str, Any]:
+    ratios = ratios_for(labels)
+    return {
+        "machine": machine,
+        "settings": {"quick": quick, "contenders": labels, "timing": dataclasses.asdict(plan)},
+        "wall_seconds": wall_seconds,
+        "rows": [
+            {
+                "name": result.row.name,
+                **dataclasses.asdict(result.row),
+                "lengths": result.row.lengths,
+                "nominal_flops": result.row.flops,
+                "tolerance": result.tolerance,
+                "relative_errors": result.errors,
+                "agree": not result.disagreeing,
+                "contenders": {
+                    label: {
+                        "median_seconds": timing.median,
+                        "inner_loop": timing.inner_loop,
+                        "samples_seconds": timing.samples,
+                    }
+                    for label, timing in result.timings.items()
+                },
+                "ratios": {ratio.header: ratio.of(result) for ratio in ratios},
+            }
+            for result in results
+        ],
+        "geometric_means": geometric_means(results, ratios),
+    }

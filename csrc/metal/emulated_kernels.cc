@@ -1,0 +1,29 @@
+#include "metal/emulated_kernels.h"
+
+#include "metal/metal_compat.h"
+
+namespace jax_apple_fft::shaders {
+#include "fft_real.metal"
+#include "fft_stockham.metal"
+}  // namespace jax_apple_fft::shaders
+
+namespace jax_apple_fft::metal_emulator {
+
+shaders::KernelFunction find_kernel(std::string_view name) {
+  struct Entry {
+    std::string_view name;
+    shaders::KernelFunction function;
+  };
+  const Entry kernels[] = {
+      {"fft_stockham", &shaders::fft_stockham},
+      {"fft_r2c_unpack", &shaders::fft_r2c_unpack},
+      {"fft_c2r_pack", &shaders::fft_c2r_pack},
+      {"fft_c2r_expand", &shaders::fft_c2r_expand},
+  };
+  for (const Entry& entry : kernels) {
+    if (entry.name == name) return entry.function;
+  }
+  return nullptr;
+}
+
+}  // namespace jax_apple_fft::metal_emulator

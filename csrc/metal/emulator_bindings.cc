@@ -1,0 +1,154 @@
+#include "metal/emulator_bindings.h"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/string.h>
+
+#include <array>
+#include <memory>
+#include <string>
+
+#include "metal/metal_emulator.h"
+#include "metal/metal_planner.h"
+
+namespace nb = nanobind;
+
+namespace jax_apple_fft {
+namespace {
+
+struct PyMetalPlan {
+  std::shared_ptr<const MetalPlan> plan;
+};
+
+using FloatArray = nb::ndarray<float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using ConstFloatArray = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+const char* buffer_name(MetalBuffer buffer) {
+  switch (buffer) {
+    case MetalBuffer::input:
+      return "input";
+    case MetalBuffer::output:
+      return "output";
+    case MetalBuffer::scratch:
+      return "scratch";
+    case MetalBuffer::tables:
+      return "tables";
+  }
+  return "?";
+}
+
+nb::dict side_as_dict(const shaders::FftSide& s) {
+  nb::dict d;
+  d["kind"] = s.kind;
+  d["valid"] = s.valid;
+  d["g_mul"] = s.g_mul;
+  d["r_mul"] = s.r_mul;
+  d["elem_stride"] = s.elem_stride;
+  d["inner_count"] = s.inner_count;
+  d["inner_stride"] = s.inner_stride;
+  d["outer_stride"] = s.outer_stride;
+  return d;
+}
+
+nb::dict params_as_dict(const shaders::FftParams& p) {
+  nb::dict d;
+  d["n"] = p.n;
+  nb::list radices;
+  for (std::uint32_t s = 0; s < p.num_stages; ++s) radices.append(p.radix[s]);
+  d["radices"] = radices;
+  d["inverse"] = p.inverse;
+  d["transforms"] = p.transforms;
+  d["per_batch"] = p.per_batch;
+  d["per_group"] = p.per_group;
+  d["threads_per_transform"] = p.threads_per_transform;
+  d["group_threads"] = p.group_threads;
+  d["pre_mode"] = p.pre_mode;
+  d["post_mode"] = p.post_mode;
+  d["twiddle_n"] = p.twiddle_n;
+  d["twiddle_split"] = p.twiddle_split;
+  d["scale"] = p.scale;
+  d["in"] = side_as_dict(p.in);
+  d["out"] = side_as_dict(p.out);
+  return d;
+}
+
+nb::list dispatches_as_list(const MetalPlan& plan) {
+  nb::list list;
+  for (const MetalDispatch& dispatch : plan.dispatches) {
+    nb::dict d;
+    d["kernel"] = dispatch.kernel;
+    d["threadgroups"] = dispatch.threadgroups;
+    d["threads"] = dispatch.threads;
+    d["threadgroup_memory_bytes"] = dispatch.threadgroup_memory_bytes;
+    nb::list bindings;
+    for (const MetalBinding& b : dispatch.bindings) {
+      bindings.append(nb::make_tuple(b.index, buffer_name(b.buffer), b.offset_bytes));
+    }
+    d["bindings"] = bindings;
+    d["params"] = params_as_dict(dispatch.params);
+    list.append(d);
+  }
+  return list;
+}
+
+MetalLayout layout_from(const std::array<std::int64_t, 3>& strides) {
+  return MetalLayout{strides[0], strides[1], strides[2]};
+}
+
+}  // namespace
+
+void bind_metal_emulator(nb::module_& m) {
+  nb::class_<PyMetalPlan>(m, "MetalPlan", "Dispatch records of one Metal FFT plan.")
+      .def_prop_ro("key", [](const PyMetalPlan& p) { return p.plan->key.describe(); })
+      .def_prop_ro("dispatches", [](const PyMetalPlan& p) { return dispatches_as_list(*p.plan); })
+      .def_prop_ro("table_bytes", [](const PyMetalPlan& p) { return p.plan->table_bytes(); })
+      .def_prop_ro("scratch_bytes", [](const PyMetalPlan& p) { return p.plan->scratch_bytes; })
+      .def_prop_ro("input_bytes", [](const PyMetalPlan& p) { return p.plan->input_bytes; })
+      .def_prop_ro("output_bytes", [](const PyMetalPlan& p) { return p.plan->output_bytes; })
+      .def_prop_ro("bytes", [](const PyMetalPlan& p) { return p.plan->bytes(); });
+
+  m.def(
+      "metal_emulator_plan",
+      [](int kind, bool forward, std::int64_t n, std::int64_t outer_count,
+         std::int64_t inner_count, std::array<std::int64_t, 3> in_strides,
+         std::array<std::int64_t, 3> out_strides, double scale) {
+        MetalRequest request;
+        request.kind = static_cast<MetalTransform>(kind);
+        request.forward = forward;
+        request.n = n;
+        request.outer_count = outer_count;
+        request.inner_count = inner_count;
+        request.in = layout_from(in_strides);
+        request.out = layout_from(out_strides);
+        request.scale = scale;
+        nb::gil_scoped_release release;
+        return PyMetalPlan{build_metal_plan(request)};
+      },
+      nb::arg("kind"), nb::arg("forward"), nb::arg("n"), nb::arg("outer_count"),
+      nb::arg("inner_count"), nb::arg("in_strides"), nb::arg("out_strides"), nb::arg("scale"),
+      "Plans a Metal FFT. kind: 0 C2C, 1 R2C, 2 C2R; strides are (element, inner, outer) "
+      "in units of each side's element type.");
+
+  nb::class_<MetalEmulator>(m, "MetalEmulator",
+                            "Runs Metal plans on the CPU, one OS thread per GPU thread.")
+      .def(nb::init<std::uint32_t>(), nb::arg("concurrent_groups") = 1)
+      .def_prop_ro("concurrent_groups", &MetalEmulator::concurrent_groups)
+      .def_prop_ro("worker_count", &MetalEmulator::worker_count)
+      .def(
+          "run",
+          [](MetalEmulator& emulator, const PyMetalPlan& plan, ConstFloatArray input,
+             FloatArray output) {
+            if (input.size() * sizeof(float) < plan.plan->input_bytes) {
+              throw nb::value_error("input buffer is smaller than the plan reads");
+            }
+            if (output.size() * sizeof(float) < plan.plan->output_bytes) {
+              throw nb::value_error("output buffer is smaller than the plan writes");
+            }
+            nb::gil_scoped_release release;
+            emulator.run(*plan.plan, input.data(), output.data());
+          },
+          nb::arg("plan"), nb::arg("input"), nb::arg("output"),
+          "Runs every dispatch of `plan` on flat float32 views of the tensors.");
+}
+
+}  // namespace jax_apple_fft

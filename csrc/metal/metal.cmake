@@ -1,0 +1,28 @@
+# The Metal room: kernels (shaders/), planner, emulator and their tests.
+# Included by the top-level CMakeLists.txt after the _core target exists.
+
+add_library(jax_apple_fft_metal STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/emulated_kernels.cc
+  ${CMAKE_CURRENT_LIST_DIR}/emulator_threadgroup.cc
+  ${CMAKE_CURRENT_LIST_DIR}/metal_emulator.cc
+  ${CMAKE_CURRENT_LIST_DIR}/metal_plan.cc
+  ${CMAKE_CURRENT_LIST_DIR}/metal_planner.cc
+  ${CMAKE_CURRENT_LIST_DIR}/metal_tables.cc
+)
+target_include_directories(jax_apple_fft_metal PUBLIC
+  ${PROJECT_SOURCE_DIR}/csrc ${PROJECT_SOURCE_DIR}/shaders)
+target_link_libraries(jax_apple_fft_metal PUBLIC jax_apple_fft_backend Threads::Threads)
+set_target_properties(jax_apple_fft_metal PROPERTIES POSITION_INDEPENDENT_CODE ON)
+# The kernels must keep IEEE semantics here as under `metal -fno-fast-math`.
+target_compile_options(jax_apple_fft_metal PRIVATE -fno-fast-math)
+
+target_sources(_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/emulator_bindings.cc)
+target_link_libraries(_core PRIVATE jax_apple_fft_metal)
+
+if(JAX_APPLE_FFT_CXX_TESTS)
+  add_executable(metal_emulator_tests
+    ${CMAKE_CURRENT_LIST_DIR}/tests/metal_emulator_tests.cc
+    ${CMAKE_CURRENT_LIST_DIR}/tests/racy_kernel.cc
+  )
+  target_link_libraries(metal_emulator_tests PRIVATE jax_apple_fft_metal)
+endif()

@@ -1,0 +1,383 @@
+#include "metal/metal_planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cache/plan_cache.h"
+#include "metal/metal_tables.h"
+
+namespace jax_apple_fft {
+namespace {
+
+using shaders::FftParams;
+using shaders::FftSide;
+
+constexpr std::uint32_t kMaxGroupThreads = 256;  // below any device's pipeline limit
+constexpr std::uint32_t kThreadgroupElements = FFT_THREADGROUP_ELEMENTS;
+constexpr std::uint64_t kAlignment = 256;  // bytes; every table and scratch region starts aligned
+constexpr std::uint64_t kIndexLimit = std::uint64_t(1) << 32;  // kernels index floats with uint
+
+std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+[[noreturn]] void fail(const std::string& message) { throw PlanBuildError("Metal FFT: " + message); }
+
+// Stockham radices for n (8s first), or nothing if n has a prime factor above 13.
+std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n) {
+  std::vector<std::uint32_t> radices;
+  while (n % 8 == 0) radices.push_back(8), n /= 8;
+  if (n % 4 == 0) radices.push_back(4), n /= 4;
+  if (n % 2 == 0) radices.push_back(2), n /= 2;
+  for (std::uint32_t p : {3u, 5u, 7u, 11u, 13u}) {
+    while (n % p == 0) radices.push_back(p), n /= p;
+  }
+  if (n != 1) return std::nullopt;
+  return radices;
+}
+
+bool fits_one_group(std::uint64_t n) {
+  return n <= kThreadgroupElements && stockham_radices(n).has_value();
+}
+
+// A split n = n1 * n2 with both factors single-group lengths, n1 as close to
+// sqrt(n) as possible from below.
+std::optional<std::pair<std::uint32_t, std::uint32_t>> four_step_split(std::uint64_t n) {
+  if (n > std::uint64_t(kThreadgroupElements) * kThreadgroupElements) return std::nullopt;
+  for (std::uint64_t n1 = std::uint64_t(std::sqrt(double(n))) + 1; n1 >= 2; --n1) {
+    if (n % n1 != 0) continue;
+    if (n / n1 > kThreadgroupElements) break;
+    if (fits_one_group(n1) && fits_one_group(n / n1)) {
+      return std::pair{std::uint32_t(n1), std::uint32_t(n / n1)};
+    }
+  }
+  return std::nullopt;
+}
+
+// Threads per transform so no thread holds more than FFT_MAX_THREAD_VALUES
+// values in any stage.
+std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint32_t>& radices) {
+  std::uint32_t threads = 1;
+  for (std::uint32_t radix : radices) {
+    std::uint32_t butterflies_per_thread = FFT_MAX_THREAD_VALUES / radix;
+    threads = std::max<std::uint32_t>(threads, ceil_div(n / radix, butterflies_per_thread));
+  }
+  return threads;
+}
+
+std::uint32_t checked_u32(std::uint64_t value, const char* what) {
+  if (value >= kIndexLimit) fail(std::string(what) + " exceeds the 32-bit index range of the kernels");
+  return static_cast<std::uint32_t>(value);
+}
+
+struct Endpoint {
+  MetalBuffer buffer = MetalBuffer::scratch;
+  std::uint64_t offset_bytes = 0;
+  FftSide side{};
+};
+
+// `count` complex values per batch entry, packed one batch entry after another.
+Endpoint packed_scratch(std::uint64_t offset_bytes, std::uint32_t count) {
+  Endpoint e;
+  e.buffer = MetalBuffer::scratch;
+  e.offset_bytes = offset_bytes;
+  e.side = FftSide{FFT_SIDE_COMPLEX, count, 1, 0, 1, 1, 0, count};
+  return e;
+}
+
+// A multiplication fused into a load or store.
+struct Multiply {
+  std::uint32_t mode = FFT_SCALE_NONE;
+  std::uint64_t table = 0;
+  std::uint64_t fine_table = 0;
+  std::uint32_t twiddle_n = 0;
+  std::uint32_t twiddle_split = 0;
+};
+
+Multiply by_index(std::uint64_t table) { return Multiply{FFT_SCALE_BY_INDEX, table, table, 0, 0}; }
+
+class Planner {
+ public:
+  explicit Planner(const MetalRequest& request) : request_(request) {}
+
+  std::shared_ptr<const MetalPlan> build() {
+    validate();
+    plan_ = std::make_shared<MetalPlan>();
+    plan_->key = request_.key();
+    const std::uint64_t n = request_.n;
+    const std::uint64_t half = n / 2;
+    const bool even = n % 2 == 0;
+    switch (request_.kind) {
+      case MetalTransform::c2c:
+        plan_->input_bytes = extent_bytes(request_.in, n, 8);
+        plan_->output_bytes = extent_bytes(request_.out, n, 8);
+        if (batch_ == 0) break;
+        complex_transform(n, !request_.forward, user(MetalBuffer::input, FFT_SIDE_COMPLEX, n),
+                          user(MetalBuffer::output, FFT_SIDE_COMPLEX, n), {}, {}, request_.scale);
+        break;
+      case MetalTransform::r2c:
+        plan_->input_bytes = extent_bytes(request_.in, n, 4);
+        plan_->output_bytes = extent_bytes(request_.out, half + 1, 8);
+        if (batch_ == 0) break;
+        if (even) {
+          Endpoint z = packed_scratch(add_scratch(batch_ * half * 8), half);
+          complex_transform(half, false, user(MetalBuffer::input, FFT_SIDE_REAL_PAIRS, half), z,
+                            {}, {}, 1.0);
+          elementwise("fft_r2c_unpack", half + 1, z,
+                      user(MetalBuffer::output, FFT_SIDE_COMPLEX, half + 1),
+                      add_table(metal_tables::roots(n, half + 1)), request_.scale);
+        } else {
+          complex_transform(n, false, user(MetalBuffer::input, FFT_SIDE_REAL, n),
+                            user(MetalBuffer::output, FFT_SIDE_COMPLEX, half + 1), {}, {},
+                            request_.scale);
+        }
+        break;
+      case MetalTransform::c2r:
+        plan_->input_bytes = extent_bytes(request_.in, half + 1, 8);
+        plan_->output_bytes = extent_bytes(request_.out, n, 4);
+        if (batch_ == 0) break;
+        if (even) {
+          Endpoint z = packed_scratch(add_scratch(batch_ * half * 8), half);
+          elementwise("fft_c2r_pack", half, user(MetalBuffer::input, FFT_SIDE_COMPLEX, half + 1), z,
+                      add_table(metal_tables::roots(n, half + 1)), 1.0);
+          complex_transform(half, true, z, user(MetalBuffer::output, FFT_SIDE_REAL_PAIRS, half),
+                            {}, {}, request_.scale);
+        } else {
+          Endpoint full = packed_scratch(add_scratch(batch_ * n * 8), n);
+          elementwise("fft_c2r_expand", n, user(MetalBuffer::input, FFT_SIDE_COMPLEX, half + 1),
+                      full, 0, 1.0);
+          complex_transform(n, true, full, user(MetalBuffer::output, FFT_SIDE_REAL, n), {}, {},
+                            request_.scale);
+        }
+        break;
+    }
+    return plan_;
+  }
+
+ private:
+  void validate() {
+    const MetalRequest& r = request_;
+    if (r.n < 1) fail("the transform length must be at least 1");
+    if (r.n > kMetalMaxLength) fail("lengths above 2^24 are not supported");
+    if (r.outer_count < 0 || r.inner_count < 0) fail("batch counts must be non-negative");
+    for (const MetalLayout* l : {&r.in, &r.out}) {
+      if (l->elem_stride < 0 || l->inner_stride < 0 || l->outer_stride < 0) {
+        fail("negative strides are not supported");
+      }
+    }
+    if (r.kind != MetalTransform::c2c && r.kind != MetalTransform::r2c &&
+        r.kind != MetalTransform::c2r) {
+      fail("unknown transform kind");
+    }
+    batch_ = static_cast<std::uint64_t>(r.outer_count) * static_cast<std::uint64_t>(r.inner_count);
+  }
+
+  // Bytes spanned by `count` elements per batch entry of `element_bytes` each.
+  std::uint64_t extent_bytes(const MetalLayout& l, std::uint64_t count, std::uint64_t element_bytes) {
+    if (batch_ == 0 || count == 0) return 0;
+    std::uint64_t last = (request_.outer_count - 1) * std::uint64_t(l.outer_stride) +
+                         (request_.inner_count - 1) * std::uint64_t(l.inner_stride) +
+                         (count - 1) * std::uint64_t(l.elem_stride);
+    checked_u32((last + 1) * element_bytes / 4, "the tensor extent");
+    return (last + 1) * element_bytes;
+  }
+
+  Endpoint user(MetalBuffer buffer, std::uint32_t kind, std::uint64_t valid) const {
+    const MetalLayout& l = buffer == MetalBuffer::input ? request_.in : request_.out;
+    Endpoint e;
+    e.buffer = buffer;
+    e.side = FftSide{kind,
+                     std::uint32_t(valid),
+                     1,
+                     0,
+                     std::uint32_t(l.elem_stride),
+                     std::uint32_t(request_.inner_count),
+                     std::uint32_t(l.inner_stride),
+                     std::uint32_t(l.outer_stride)};
+    return e;
+  }
+
+  std::uint64_t add_table(const std::vector<std::complex<double>>& values) {
+    std::vector<shaders::float2>& tables = plan_->tables;
+    std::uint64_t offset = align_up(tables.size() * sizeof(shaders::float2), kAlignment);
+    tables.resize(offset / sizeof(shaders::float2));
+    for (const auto& v : values) tables.emplace_back(float(v.real()), float(v.imag()));
+    return offset;
+  }
+
+  // e^{-2 pi i k / n}, k < n: the stage twiddles of a Stockham transform of length n.
+  std::uint64_t stage_twiddles(std::uint32_t n) {
+    auto found = twiddle_tables_.find(n);
+    if (found != twiddle_tables_.end()) return found->second;
+    std::uint64_t offset = add_table(metal_tables::roots(n, n));
+    twiddle_tables_.emplace(n, offset);
+    return offset;
+  }
+
+  std::uint64_t add_scratch(std::uint64_t bytes) {
+    std::uint64_t offset = align_up(plan_->scratch_bytes, kAlignment);
+    plan_->scratch_bytes = offset + bytes;
+    checked_u32(bytes / 4, "the scratch size");
+    return offset;
+  }
+
+  // Dispatches run in order, so four-step transforms of one size (the two
+  // inner FFTs of Bluestein) can share their intermediate region.
+  std::uint64_t four_step_scratch(std::uint64_t bytes) {
+    auto found = four_step_scratch_.find(bytes);
+    if (found != four_step_scratch_.end()) return found->second;
+    std::uint64_t offset = add_scratch(bytes);
+    four_step_scratch_.emplace(bytes, offset);
+    return offset;
+  }
+
+  void complex_transform(std::uint64_t n, bool inverse, Endpoint in, Endpoint out, Multiply pre,
+                         Multiply post, double scale) {
+    if (fits_one_group(n)) {
+      stockham_pass(std::uint32_t(n), inverse, batch_, 1, in, out, pre, post, scale);
+    } else if (auto split = four_step_split(n)) {
+      four_step(split->first, split->second, inverse, in, out, pre, post, scale);
+    } else {
+      bluestein(n, inverse, in, out, scale);
+    }
+  }
+
+  // X[k1 + n1 k2] = sum_j2 w_n2^(j2 k2) w_n^(j2 k1) sum_j1 x[j1 n2 + j2] w_n1^(j1 k1).
+  // Pass 1 transforms the n2 strided columns and applies w_n^(j2 k1); pass 2
+  // transforms the rows and writes them with stride n1.
+  void four_step(std::uint32_t n1, std::uint32_t n2, bool inverse, Endpoint in, Endpoint out,
+                 Multiply pre, Multiply post, double scale) {
+    const std::uint64_t n = std::uint64_t(n1) * n2;
+    const std::uint64_t scratch = four_step_scratch(batch_ * n * 8);
+    const auto split = std::uint32_t(std::ceil(std::sqrt(double(n))));
+    Multiply twiddle;
+    twiddle.mode = FFT_SCALE_FOUR_STEP;
+    twiddle.table = add_table(metal_tables::roots(n, ceil_div(n, split), split));
+    twiddle.fine_table = add_table(metal_tables::roots(n, split));
+    twiddle.twiddle_n = std::uint32_t(n);
+    twiddle.twiddle_split = split;
+
+    Endpoint columns_in = in;
+    columns_in.side.g_mul = n2;
+    columns_in.side.r_mul = 1;
+    Endpoint columns_out = packed_scratch(scratch, std::uint32_t(n));
+    columns_out.side.g_mul = n2;
+    columns_out.side.r_mul = 1;
+    stockham_pass(n1, inverse, batch_ * n2, n2, columns_in, columns_out, pre, twiddle, 1.0);
+
+    Endpoint rows_in = packed_scratch(scratch, std::uint32_t(n));
+    rows_in.side.r_mul = n2;
+    Endpoint rows_out = out;
+    rows_out.side.g_mul = n1;
+    rows_out.side.r_mul = 1;
+    stockham_pass(n2, inverse, batch_ * n1, n1, rows_in, rows_out, {}, post, scale);
+  }
+
+  // X[k] = c[k] sum_j (x[j] c[j]) conj(c[k - j]), c[j] = e^{-+ pi i j^2 / n}: a
+  // circular convolution of length m computed by a forward and an inverse FFT_m.
+  void bluestein(std::uint64_t n, bool inverse, Endpoint in, Endpoint out, double scale) {
+    std::uint64_t m = 1;
+    while (m < 2 * n - 1) m *= 2;
+    if (m > std::uint64_t(kMetalMaxLength)) fail("Bluestein length " + std::to_string(n) + " is too large");
+    const auto chirp = metal_tables::chirp(n, inverse ? +1 : -1);
+    const std::uint64_t chirp_table = add_table(chirp);
+    const std::uint64_t spectrum_table = add_table(metal_tables::bluestein_spectrum(chirp, m));
+    Endpoint convolved = packed_scratch(add_scratch(batch_ * m * 8), std::uint32_t(m));
+    complex_transform(m, false, in, convolved, by_index(chirp_table), by_index(spectrum_table), 1.0);
+    complex_transform(m, true, convolved, out, {}, by_index(chirp_table), scale);
+  }
+
+  void stockham_pass(std::uint32_t n, bool inverse, std::uint64_t transforms,
+                     std::uint32_t per_batch, Endpoint in, Endpoint out, Multiply pre,
+                     Multiply post, double scale) {
+    const std::vector<std::uint32_t> radices = *stockham_radices(n);
+    const std::uint32_t lane_count = threads_per_transform(n, radices);
+    std::uint64_t per_group = std::min<std::uint64_t>(kThreadgroupElements / n, kMaxGroupThreads / lane_count);
+    per_group = std::max<std::uint64_t>(1, std::min(per_group, transforms));
+
+    FftParams p{};
+    p.n = n;
+    p.num_stages = std::uint32_t(radices.size());
+    std::copy(radices.begin(), radices.end(), p.radix);
+    p.inverse = inverse ? 1 : 0;
+    p.transforms = checked_u32(transforms, "the number of transforms");
+    p.per_batch = per_batch;
+    p.per_group = std::uint32_t(per_group);
+    p.threads_per_transform = lane_count;
+    p.group_threads = std::uint32_t(per_group) * lane_count;
+    p.pre_mode = pre.mode;
+    p.post_mode = post.mode;
+    p.twiddle_n = post.twiddle_n;
+    p.twiddle_split = post.twiddle_split;
+    p.scale = float(scale);
+    p.in = in.side;
+    p.out = out.side;
+
+    const std::uint64_t twiddles = stage_twiddles(n);
+    MetalDispatch d;
+    d.kernel = "fft_stockham";
+    d.threadgroups = {checked_u32(ceil_div(transforms, per_group), "the grid"), 1, 1};
+    d.threads = {p.group_threads, 1, 1};
+    d.threadgroup_memory_bytes = std::uint32_t(per_group * n * sizeof(shaders::float2));
+    d.bindings = {{0, in.buffer, in.offset_bytes},
+                  {1, out.buffer, out.offset_bytes},
+                  {2, MetalBuffer::tables, twiddles},
+                  {3, MetalBuffer::tables, pre.mode != FFT_SCALE_NONE ? pre.table : twiddles},
+                  {4, MetalBuffer::tables, post.mode != FFT_SCALE_NONE ? post.table : twiddles},
+                  {5, MetalBuffer::tables, post.mode != FFT_SCALE_NONE ? post.fine_table : twiddles}};
+    d.params = p;
+    plan_->dispatches.push_back(std::move(d));
+  }
+
+  // One thread per item: `per_batch` items for each batch entry.
+  void elementwise(const char* kernel, std::uint64_t per_batch, Endpoint in, Endpoint out,
+                   std::uint64_t twiddles, double scale) {
+    const std::uint64_t items = batch_ * per_batch;
+    const std::uint32_t group_threads = std::uint32_t(std::min<std::uint64_t>(kMaxGroupThreads, items));
+    FftParams p{};
+    p.n = std::uint32_t(request_.n);
+    p.transforms = checked_u32(items, "the number of items");
+    p.per_batch = std::uint32_t(per_batch);
+    p.per_group = group_threads;
+    p.threads_per_transform = 1;
+    p.group_threads = group_threads;
+    p.scale = float(scale);
+    p.in = in.side;
+    p.out = out.side;
+
+    MetalDispatch d;
+    d.kernel = kernel;
+    d.threadgroups = {std::uint32_t(ceil_div(items, group_threads)), 1, 1};
+    d.threads = {group_threads, 1, 1};
+    d.bindings = {{0, in.buffer, in.offset_bytes},
+                  {1, out.buffer, out.offset_bytes},
+                  {2, MetalBuffer::tables, twiddles},
+                  {3, MetalBuffer::tables, twiddles},
+                  {4, MetalBuffer::tables, twiddles},
+                  {5, MetalBuffer::tables, twiddles}};
+    d.params = p;
+    plan_->dispatches.push_back(std::move(d));
+  }
+
+  const MetalRequest request_;
+  std::uint64_t batch_ = 0;
+  std::shared_ptr<MetalPlan> plan_;
+  std::map<std::uint32_t, std::uint64_t> twiddle_tables_;     // length -> table offset
+  std::map<std::uint64_t, std::uint64_t> four_step_scratch_;  // bytes -> scratch offset
+};
+
+}  // namespace
+
+std::shared_ptr<const MetalPlan> build_metal_plan(const MetalRequest& request) {
+  return Planner(request).build();
+}
+
+}  // namespace jax_apple_fft

@@ -1,0 +1,22 @@
+// Twiddle and chirp tables, computed in double and rounded once to float.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+namespace jax_apple_fft::metal_tables {
+
+// e^{-2 pi i k / n} for k in [first, first + count) stepping by `step`.
+std::vector<std::complex<double>> roots(std::uint64_t n, std::uint64_t count,
+                                        std::uint64_t step = 1);
+
+// Bluestein chirp e^{sign * pi i j^2 / n}, j in [0, n); sign = -1 forward, +1 inverse.
+std::vector<std::complex<double>> chirp(std::uint64_t n, int sign);
+
+// FFT_m of the conjugated chirp wrapped circularly to length m (a power of
+// two >= 2n - 1), divided by m: the spectrum the Bluestein convolution multiplies by.
+std::vector<std::complex<double>> bluestein_spectrum(const std::vector<std::complex<double>>& chirp,
+                                                     std::uint64_t m);
+
+}  // namespace jax_apple_fft::metal_tables

@@ -1,0 +1,284 @@
+// Planner decisions and emulated kernels, in a standalone executable that can
+// be built with -fsanitize=thread.
+//
+//   metal_emulator_tests                 every test; under ThreadSanitizer also
+//                                        checks that a kernel missing a barrier
+//                                        is reported as a data race
+//   metal_emulator_tests --racy-kernel   only runs that racy kernel
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cache/plan_cache.h"
+#include "metal/metal_emulator.h"
+#include "metal/metal_planner.h"
+#include "racy_kernel.h"
+
+#if defined(__SANITIZE_THREAD__)
+#define BUILT_WITH_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BUILT_WITH_TSAN 1
+#endif
+#endif
+
+namespace jax_apple_fft {
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const char* what, int line) {
+  if (!ok) {
+    ++failures;
+    std::fprintf(stderr, "line %d: expected %s\n", line, what);
+  }
+}
+#define EXPECT(condition) check((condition), #condition, __LINE__)
+
+using Complex = std::complex<double>;
+
+std::vector<Complex> naive_dft(const std::vector<Complex>& x, int sign) {
+  const std::size_t n = x.size();
+  std::vector<Complex> y(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    Complex acc = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      double angle = sign * 2.0 * std::numbers::pi * double((j * k) % n) / double(n);
+      acc += x[j] * Complex(std::cos(angle), std::sin(angle));
+    }
+    y[k] = acc;
+  }
+  return y;
+}
+
+double relative_error(const std::vector<Complex>& got, const std::vector<Complex>& want) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    diff += std::norm(got[i] - want[i]);
+    norm += std::norm(want[i]);
+  }
+  return norm == 0 ? std::sqrt(diff) : std::sqrt(diff / norm);
+}
+
+double error_bound(std::int64_t n) {
+  return 5.0 * 1.1920928955078125e-07 * std::max(std::log2(double(n)), 1.0);
+}
+
+MetalRequest request_for(MetalTransform kind, std::int64_t n, std::int64_t batch, bool forward = true,
+                         double scale = 1.0) {
+  MetalRequest r;
+  r.kind = kind;
+  r.forward = forward;
+  r.n = n;
+  r.outer_count = batch;
+  std::int64_t in_len = kind == MetalTransform::c2r ? n / 2 + 1 : n;
+  std::int64_t out_len = kind == MetalTransform::r2c ? n / 2 + 1 : n;
+  r.in = MetalLayout{1, 0, in_len};
+  r.out = MetalLayout{1, 0, out_len};
+  r.scale = scale;
+  return r;
+}
+
+std::vector<std::string> kernel_names(const MetalPlan& plan) {
+  std::vector<std::string> names;
+  for (const MetalDispatch& d : plan.dispatches) names.push_back(d.kernel);
+  return names;
+}
+
+void test_planner_decisions() {
+  auto single = build_metal_plan(request_for(MetalTransform::c2c, 4096, 1, true, 0.5));
+  EXPECT(single->dispatches.size() == 1);
+  const MetalDispatch& d = single->dispatches[0];
+  EXPECT(d.kernel == "fft_stockham");
+  EXPECT(d.params.num_stages == 4 && d.params.radix[0] == 8);
+  EXPECT(d.threadgroup_memory_bytes == 32768);
+  EXPECT(d.threads[0] <= 256);
+  EXPECT(d.params.scale == 0.5f);
+  EXPECT(single->scratch_bytes == 0);
+  EXPECT(single->table_bytes() == 4096 * 8);
+
+  auto small = build_metal_plan(request_for(MetalTransform::c2c, 8, 1000));
+  EXPECT(small->dispatches[0].params.per_group > 1);
+  EXPECT(small->dispatches[0].threadgroup_memory_bytes <= 32768);
+
+  auto mixed = build_metal_plan(request_for(MetalTransform::c2c, 2 * 3 * 5 * 7 * 11, 1));
+  EXPECT(mixed->dispatches.size() == 1 && mixed->dispatches[0].params.num_stages == 5);
+
+  auto four_step = build_metal_plan(request_for(MetalTransform::c2c, 1 << 20, 2, false, 0.25));
+  EXPECT(four_step->dispatches.size() == 2);
+  EXPECT(four_step->dispatches[0].params.post_mode == FFT_SCALE_FOUR_STEP);
+  EXPECT(four_step->dispatches[0].params.scale == 1.0f);
+  EXPECT(four_step->dispatches[1].params.scale == 0.25f);
+  EXPECT(four_step->dispatches[0].params.in.g_mul * four_step->dispatches[0].params.n == (1u << 20));
+  EXPECT(four_step->scratch_bytes == std::uint64_t(2) * (1 << 20) * 8);
+  for (const MetalDispatch& pass : four_step->dispatches) {
+    EXPECT(pass.bindings[1].buffer == MetalBuffer::scratch || pass.bindings[0].buffer == MetalBuffer::scratch);
+  }
+
+  auto bluestein = build_metal_plan(request_for(MetalTransform::c2c, 4099, 1));
+  EXPECT(bluestein->dispatches.size() == 4);  // two four-step FFTs of length 16384
+  EXPECT(bluestein->dispatches[0].params.pre_mode == FFT_SCALE_BY_INDEX);
+  EXPECT(bluestein->dispatches[0].params.in.valid == 4099);
+  EXPECT(bluestein->dispatches[3].params.post_mode == FFT_SCALE_BY_INDEX);
+  EXPECT(bluestein->table_bytes() >= (4099 + 16384) * 8);
+  EXPECT(bluestein->scratch_bytes == 2 * 16384 * 8);  // inner FFTs share their four-step region
+
+  EXPECT(build_metal_plan(request_for(MetalTransform::c2c, 97, 1))->dispatches.size() == 2);
+
+  EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::r2c, 64, 1))) ==
+          std::vector<std::string>{"fft_stockham", "fft_r2c_unpack"}));
+  EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::c2r, 64, 1))) ==
+          std::vector<std::string>{"fft_c2r_pack", "fft_stockham"}));
+  EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::c2r, 63, 1))) ==
+          std::vector<std::string>{"fft_c2r_expand", "fft_stockham"}));
+  EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::r2c, 63, 1))) ==
+          std::vector<std::string>{"fft_stockham"}));
+
+  EXPECT(build_metal_plan(request_for(MetalTransform::c2c, 16, 0))->dispatches.empty());
+  EXPECT(build_metal_plan(request_for(MetalTransform::c2c, 1 << 24, 1))->dispatches.size() == 2);
+  bool rejected = false;
+  try {
+    build_metal_plan(request_for(MetalTransform::c2c, std::int64_t(1) << 25, 1));
+  } catch (const PlanBuildError&) {
+    rejected = true;
+  }
+  EXPECT(rejected);
+
+  EXPECT(request_for(MetalTransform::c2c, 16, 2).key() == request_for(MetalTransform::c2c, 16, 2).key());
+  EXPECT(!(request_for(MetalTransform::c2c, 16, 2, true, 1.0).key() ==
+           request_for(MetalTransform::c2c, 16, 2, true, 0.5).key()));
+}
+
+void test_plan_cache_holds_metal_plans() {
+  PlanCache cache(CacheLimits{8, std::size_t(64) << 20, 1});
+  MetalRequest request = request_for(MetalTransform::c2c, 4099, 1);
+  auto build = [&] { return std::shared_ptr<const CachedPlan>(build_metal_plan(request)); };
+  auto first = cache.get<MetalPlan>(request.key(), build);
+  auto second = cache.get<MetalPlan>(request.key(), build);
+  EXPECT(first == second);
+  EXPECT(cache.stats().builds == 1);
+  EXPECT(cache.stats().plan_bytes == first->bytes());
+  EXPECT(first->bytes() > first->table_bytes());
+}
+
+std::vector<Complex> random_complex(std::size_t count, std::mt19937& rng) {
+  std::normal_distribution<double> normal;
+  std::vector<Complex> values(count);
+  for (auto& v : values) v = Complex(float(normal(rng)), float(normal(rng)));
+  return values;
+}
+
+void check_c2c(MetalEmulator& emulator, std::int64_t n, std::int64_t batch, bool forward,
+               std::mt19937& rng) {
+  auto plan = build_metal_plan(request_for(MetalTransform::c2c, n, batch, forward));
+  auto x = random_complex(std::size_t(n * batch), rng);
+  std::vector<float> in, out(std::size_t(2 * n * batch));
+  for (const Complex& v : x) in.push_back(float(v.real())), in.push_back(float(v.imag()));
+  emulator.run(*plan, in.data(), out.data());
+  for (std::int64_t b = 0; b < batch; ++b) {
+    std::vector<Complex> row(x.begin() + b * n, x.begin() + (b + 1) * n);
+    std::vector<Complex> got(static_cast<std::size_t>(n));
+    for (std::int64_t k = 0; k < n; ++k) got[k] = Complex(out[2 * (b * n + k)], out[2 * (b * n + k) + 1]);
+    double error = relative_error(got, naive_dft(row, forward ? -1 : 1));
+    if (error > error_bound(n)) {
+      std::fprintf(stderr, "c2c n=%lld forward=%d: error %.3g\n", (long long)n, forward, error);
+    }
+    EXPECT(error <= error_bound(n));
+  }
+}
+
+void check_real_roundtrip(MetalEmulator& emulator, std::int64_t n, std::mt19937& rng) {
+  const std::int64_t half = n / 2 + 1;
+  std::normal_distribution<double> normal;
+  std::vector<float> x(static_cast<std::size_t>(n));
+  std::vector<float> spectrum(static_cast<std::size_t>(2 * half));
+  std::vector<float> back(static_cast<std::size_t>(n));
+  for (float& v : x) v = float(normal(rng));
+  emulator.run(*build_metal_plan(request_for(MetalTransform::r2c, n, 1)), x.data(), spectrum.data());
+  std::vector<Complex> xc(x.begin(), x.end());
+  auto want = naive_dft(xc, -1);
+  std::vector<Complex> got(static_cast<std::size_t>(half));
+  for (std::int64_t k = 0; k < half; ++k) got[k] = Complex(spectrum[2 * k], spectrum[2 * k + 1]);
+  want.resize(std::size_t(half));
+  EXPECT(relative_error(got, want) <= error_bound(n));
+  emulator.run(*build_metal_plan(request_for(MetalTransform::c2r, n, 1, false, 1.0 / double(n))),
+               spectrum.data(), back.data());
+  std::vector<Complex> back_c(back.begin(), back.end());
+  EXPECT(relative_error(back_c, xc) <= 2 * error_bound(n));
+}
+
+void test_emulated_plans() {
+  MetalEmulator emulator(2);  // two groups at a time: cross-group races are visible too
+  std::mt19937 rng(7);
+  for (std::int64_t n : {1, 2, 7, 12, 64, 97, 1000, 4096, 8192}) {
+    for (bool forward : {true, false}) check_c2c(emulator, n, n <= 64 ? 3 : 1, forward, rng);
+  }
+  for (std::int64_t n : {1, 2, 30, 31, 64, 97}) check_real_roundtrip(emulator, n, rng);
+}
+
+std::vector<float> run_reverse(shaders::KernelFunction kernel) {
+  constexpr std::uint32_t threads = 64, groups = 3;
+  MetalEmulator emulator(2);
+  std::vector<float> in(threads * groups), out(threads * groups);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = float(i);
+  EmulatorBuffers buffers;
+  buffers.in = in.data();
+  buffers.out = out.data();
+  shaders::FftParams params{};
+  params.group_threads = threads;
+  emulator.dispatch(kernel, buffers, params, EmulatorGrid{groups, threads, threads * 8});
+  return out;
+}
+
+void test_synchronised_reverse() {
+  std::vector<float> out = run_reverse(test_kernels::reverse_synchronised());
+  for (std::uint32_t g = 0; g < 3; ++g) {
+    for (std::uint32_t t = 0; t < 64; ++t) EXPECT(out[g * 64 + t] == float(g * 64 + 63 - t));
+  }
+}
+
+#if defined(BUILT_WITH_TSAN)
+// Runs this executable with --racy-kernel and expects ThreadSanitizer to report it.
+void test_missing_barrier_is_reported(const char* self) {
+  std::string command = std::string("'") + self + "' --racy-kernel 2>&1";
+  FILE* child = popen(command.c_str(), "r");
+  EXPECT(child != nullptr);
+  if (child == nullptr) return;
+  std::string output;
+  char chunk[4096];
+  while (std::size_t got = std::fread(chunk, 1, sizeof(chunk), child)) output.append(chunk, got);
+  int status = pclose(child);
+  EXPECT(output.find("WARNING: ThreadSanitizer: data race") != std::string::npos);
+  EXPECT(status != 0);
+  std::printf("missing barrier: %s\n", output.find("data race") != std::string::npos
+                                           ? "reported by ThreadSanitizer"
+                                           : "NOT reported");
+}
+#endif
+
+}  // namespace
+}  // namespace jax_apple_fft
+
+int main(int argc, char** argv) {
+  using namespace jax_apple_fft;
+  if (argc > 1 && std::string(argv[1]) == "--racy-kernel") {
+    run_reverse(test_kernels::reverse_missing_barrier());
+    return 0;
+  }
+  test_planner_decisions();
+  test_plan_cache_holds_metal_plans();
+  test_emulated_plans();
+  test_synchronised_reverse();
+#if defined(BUILT_WITH_TSAN)
+  test_missing_barrier_is_reported(argv[0]);
+#else
+  std::printf("race check skipped: build with -fsanitize=thread to run it\n");
+#endif
+  std::printf("%s (%d failures)\n", failures == 0 ? "PASSED" : "FAILED", failures);
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,52 @@
+// Complex arithmetic and element addressing shared by the FFT kernels.
+#pragma once
+
+#include "metal_portability.h"
+#include "fft_params.h"
+
+inline float2 complex_mul(float2 a, float2 b) {
+  return float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+inline float2 conjugate(float2 a) { return float2(a.x, -a.y); }
+
+// A table value, conjugated for inverse transforms (tables hold e^{-i...}).
+inline float2 directed(float2 w, uint inverse) { return inverse != 0u ? conjugate(w) : w; }
+
+// Multiplies by -i (forward) or +i (inverse).
+inline float2 rotate_quarter(float2 a, uint inverse) {
+  return inverse != 0u ? float2(-a.y, a.x) : float2(a.y, -a.x);
+}
+
+inline uint side_base(constant FftSide& s, uint batch) {
+  return (batch / s.inner_count) * s.outer_stride + (batch % s.inner_count) * s.inner_stride;
+}
+
+// Element g of batch `batch`; the caller has checked g < s.valid.
+inline float2 read_element(constant FftSide& s, device const float* buffer, uint batch, uint g) {
+  uint base = side_base(s, batch);
+  if (s.kind == FFT_SIDE_COMPLEX) {
+    uint at = 2u * (base + g * s.elem_stride);
+    return float2(buffer[at], buffer[at + 1u]);
+  }
+  if (s.kind == FFT_SIDE_REAL) {
+    return float2(buffer[base + g * s.elem_stride], 0.0f);
+  }
+  uint at = base + 2u * g * s.elem_stride;
+  return float2(buffer[at], buffer[at + s.elem_stride]);
+}
+
+inline void write_element(constant FftSide& s, device float* buffer, uint batch, uint g, float2 v) {
+  uint base = side_base(s, batch);
+  if (s.kind == FFT_SIDE_COMPLEX) {
+    uint at = 2u * (base + g * s.elem_stride);
+    buffer[at] = v.x;
+    buffer[at + 1u] = v.y;
+  } else if (s.kind == FFT_SIDE_REAL) {
+    buffer[base + g * s.elem_stride] = v.x;
+  } else {
+    uint at = base + 2u * g * s.elem_stride;
+    buffer[at] = v.x;
+    buffer[at + s.elem_stride] = v.y;
+  }
+}

@@ -1,0 +1,75 @@
+// Parameter structs shared by the Metal kernels and the host planner.
+//
+// Every field is a 32-bit uint or float so the layout is identical in Metal
+// and C++. The planner fills these; kernels only read them.
+#pragma once
+
+#if defined(__METAL_VERSION__)
+#define FFT_PARAMS_NAMESPACE_BEGIN
+#define FFT_PARAMS_NAMESPACE_END
+#else
+#include <cstdint>
+#define FFT_PARAMS_NAMESPACE_BEGIN namespace jax_apple_fft::shaders {
+#define FFT_PARAMS_NAMESPACE_END }
+#endif
+
+FFT_PARAMS_NAMESPACE_BEGIN
+
+#if !defined(__METAL_VERSION__)
+using uint = std::uint32_t;
+#endif
+
+#define FFT_MAX_STAGES 16
+// Complex values a thread keeps in registers during one Stockham stage.
+#define FFT_MAX_THREAD_VALUES 32
+// Elements of threadgroup memory: 32 KiB of float2.
+#define FFT_THREADGROUP_ELEMENTS 4096
+
+// How a side's values are stored.
+#define FFT_SIDE_COMPLEX 0u     // float2 elements
+#define FFT_SIDE_REAL 1u        // float elements; loads get a zero imaginary part
+#define FFT_SIDE_REAL_PAIRS 2u  // complex element j = real elements (2j, 2j+1)
+
+// Multiplication applied while loading (pre) or storing (post).
+#define FFT_SCALE_NONE 0u
+#define FFT_SCALE_BY_INDEX 1u      // table[g], g = global element index
+#define FFT_SCALE_FOUR_STEP 2u     // w_N^(k*r) from a coarse and a fine table
+
+// Where the elements of one side live. Transform t of a dispatch belongs to
+// batch b = t / per_batch and has residue r = t % per_batch; its local
+// element i has global index g = i * g_mul + r * r_mul, stored at
+//   base(b) + g * elem_stride,
+//   base(b) = (b / inner_count) * outer_stride + (b % inner_count) * inner_stride,
+// in units of the side's element type. Elements with g >= valid read as
+// zero and are not written.
+struct FftSide {
+  uint kind;
+  uint valid;
+  uint g_mul;
+  uint r_mul;
+  uint elem_stride;
+  uint inner_count;
+  uint inner_stride;
+  uint outer_stride;
+};
+
+struct FftParams {
+  uint n;  // transform length of this dispatch (the real length for real kernels)
+  uint num_stages;
+  uint radix[FFT_MAX_STAGES];
+  uint inverse;  // 1: exponent sign +, conjugated twiddles
+  uint transforms;  // transforms (or items, for real kernels) in the dispatch
+  uint per_batch;
+  uint per_group;  // transforms per threadgroup
+  uint threads_per_transform;
+  uint group_threads;  // threads per threadgroup
+  uint pre_mode;
+  uint post_mode;
+  uint twiddle_n;      // N of the four-step twiddle w_N
+  uint twiddle_split;  // w_N^e = coarse[e / split] * fine[e % split]
+  float scale;         // normalisation, applied by the dispatch that stores the result
+  FftSide in;
+  FftSide out;
+};
+
+FFT_PARAMS_NAMESPACE_END

@@ -1,0 +1,16 @@
+// Attribute spellings for kernel entry points.
+//
+// Under the Metal compiler these expand to the real attributes. When the
+// kernels are compiled as C++ for the emulator, the compatibility header has
+// already defined them (as nothing), so the address-space words and the
+// attribute names never collide.
+#pragma once
+
+#if defined(__METAL_VERSION__)
+#include <metal_stdlib>
+using namespace metal;
+#define MTL_BUFFER(index) [[buffer(index)]]
+#define MTL_THREADGROUP_MEMORY(index) [[threadgroup(index)]]
+#define MTL_THREAD_INDEX [[thread_index_in_threadgroup]]
+#define MTL_GROUP_INDEX [[threadgroup_position_in_grid]]
+#endif

@@ -1,0 +1,310 @@
+// C++ tests of the CPU backend and the plan cache, built with sanitizers in
+// CI (.ci/sanitizers): ASan + UBSan for memory errors, TSan for the
+// concurrent paths (worker pool, scratch lanes, one build per key).
+#include <atomic>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cache/plan_cache.h"
+#include "cpu/cpu_transform.h"
+
+using namespace jax_apple_fft;
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const std::string& what) {
+  if (!ok) {
+    ++failures;
+    std::fprintf(stderr, "FAILED: %s\n", what.c_str());
+  }
+}
+
+using cd = std::complex<double>;
+
+std::int64_t count(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> s(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * shape[d];
+  return s;
+}
+
+// Naive DFT of a complex array along one axis, in double.
+std::vector<cd> dft_axis(const std::vector<cd>& x, const std::vector<std::int64_t>& shape,
+                         std::int64_t axis, std::int64_t n_out, bool forward) {
+  auto out_shape = shape;
+  out_shape[axis] = n_out;
+  const auto in_strides = strides_of(shape), out_strides = strides_of(out_shape);
+  std::vector<cd> y(count(out_shape));
+  const std::int64_t n_in = shape[axis];
+  const double sign = forward ? -1.0 : 1.0;
+  const std::int64_t length = std::max(n_in, n_out);
+  for (std::int64_t flat = 0; flat < count(out_shape); ++flat) {
+    std::int64_t rem = flat, base = 0, k = 0;
+    for (std::size_t d = 0; d < out_shape.size(); ++d) {
+      const std::int64_t idx = (rem / out_strides[d]) % out_shape[d];
+      if (static_cast<std::int64_t>(d) == axis) k = idx; else base += idx * in_strides[d];
+    }
+    cd sum = 0;
+    for (std::int64_t j = 0; j < n_in; ++j)
+      sum += x[base + j * in_strides[axis]] * std::polar(1.0, sign * 2 * M_PI * j * k / length);
+    y[flat] = sum;
+    rem = 0;
+  }
+  return y;
+}
+
+// Reference for a whole spec, in double, following numpy's definitions.
+std::vector<cd> reference(const TransformSpec& spec, const std::vector<cd>& input) {
+  std::vector<cd> x = input;
+  auto shape = spec.in_shape;
+  const std::int64_t real_axis = spec.axes.back();
+  if (spec.kind == TransformKind::kC2R) {
+    // Expand the half spectrum to the full Hermitian one, then transform.
+    const std::int64_t n = spec.out_shape[real_axis];
+    for (std::size_t i = 0; i + 1 < spec.axes.size(); ++i) {
+      x = dft_axis(x, shape, spec.axes[i], shape[spec.axes[i]], spec.forward);
+    }
+    auto full_shape = shape;
+    full_shape[real_axis] = n;
+    std::vector<cd> full(count(full_shape));
+    const auto hs = strides_of(shape), fs = strides_of(full_shape);
+    for (std::int64_t flat = 0; flat < count(full_shape); ++flat) {
+      std::int64_t base = 0, k = 0;
+      for (std::size_t d = 0; d < full_shape.size(); ++d) {
+        const std::int64_t idx = (flat / fs[d]) % full_shape[d];
+        if (static_cast<std::int64_t>(d) == real_axis) k = idx; else base += idx * hs[d];
+      }
+      const std::int64_t half = shape[real_axis];
+      if (k < half) {
+        cd v = x[base + k * hs[real_axis]];
+        if (k == 0 || 2 * k == n) v = cd(v.real(), 0);
+        full[flat] = v;
+      } else {
+        full[flat] = std::conj(x[base + (n - k) * hs[real_axis]]);
+      }
+    }
+    // The other axes were already transformed; only the real axis remains,
+    // and Hermitian expansion commutes with them only for the real parts we keep.
+    auto y = dft_axis(full, full_shape, real_axis, n, spec.forward);
+    for (auto& v : y) v = cd(v.real() * spec.scale, 0);
+    return y;
+  }
+  for (std::size_t i = 0; i < spec.axes.size(); ++i) {
+    const std::int64_t axis = spec.axes[i];
+    x = dft_axis(x, shape, axis, shape[axis], spec.forward);
+  }
+  if (spec.kind == TransformKind::kR2C) {
+    // Keep the first n/2+1 bins along the real axis.
+    auto out = spec.out_shape;
+    std::vector<cd> y(count(out));
+    const auto fs = strides_of(shape), os = strides_of(out);
+    for (std::int64_t flat = 0; flat < count(out); ++flat) {
+      std::int64_t src = 0;
+      for (std::size_t d = 0; d < out.size(); ++d) src += ((flat / os[d]) % out[d]) * fs[d];
+      y[flat] = x[src];
+    }
+    x = y;
+  }
+  for (auto& v : x) v *= spec.scale;
+  return x;
+}
+
+template <class T>
+double run_and_compare(const TransformSpec& spec, PlanCache& cache, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal;
+  const bool real_in = spec.kind == TransformKind::kR2C;
+  const bool real_out = spec.kind == TransformKind::kC2R;
+  std::vector<cd> input(count(spec.in_shape));
+  for (auto& v : input) v = real_in ? cd(normal(rng), 0) : cd(normal(rng), normal(rng));
+  std::vector<T> in_buf(input.size() * (real_in ? 1 : 2));
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    if (real_in) {
+      in_buf[i] = static_cast<T>(input[i].real());
+    } else {
+      in_buf[2 * i] = static_cast<T>(input[i].real());
+      in_buf[2 * i + 1] = static_cast<T>(input[i].imag());
+    }
+  }
+  std::vector<T> out_buf(count(spec.out_shape) * (real_out ? 1 : 2));
+  auto transform = CpuTransform::prepare(spec, cache);
+  transform->execute(in_buf.data(), out_buf.data(), cache);
+  const auto expected = reference(spec, input);
+  double err = 0, norm = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const cd got = real_out ? cd(out_buf[i], 0) : cd(out_buf[2 * i], out_buf[2 * i + 1]);
+    err += std::norm(got - expected[i]);
+    norm += std::norm(expected[i]);
+  }
+  return std::sqrt(err / std::max(norm, 1e-300));
+}
+
+TransformSpec make_spec(TransformKind kind, bool forward, Precision precision,
+                        std::vector<std::int64_t> in_shape, std::vector<std::int64_t> axes,
+                        std::int64_t real_length, double scale) {
+  TransformSpec spec{kind, forward, precision, in_shape, in_shape, axes, scale};
+  if (kind == TransformKind::kR2C) spec.out_shape[axes.back()] = real_length / 2 + 1;
+  if (kind == TransformKind::kC2R) spec.out_shape[axes.back()] = real_length;
+  return spec;
+}
+
+void test_transforms_match_reference() {
+  PlanCache cache(CacheLimits{64, 1 << 24, 2});
+  struct Case {
+    TransformKind kind;
+    bool forward;
+    std::vector<std::int64_t> shape, axes;
+    std::int64_t n;
+  };
+  const std::vector<Case> cases = {
+      {TransformKind::kC2C, true, {3, 16}, {1}, 0},
+      {TransformKind::kC2C, false, {7, 5}, {0}, 0},
+      {TransformKind::kC2C, true, {4, 6, 9}, {0, 2}, 0},
+      {TransformKind::kC2C, true, {1, 1}, {0, 1}, 0},
+      {TransformKind::kC2C, true, {2, 1031}, {1}, 0},  // prime: Bluestein
+      {TransformKind::kR2C, true, {5, 12}, {1}, 12},
+      {TransformKind::kR2C, false, {9, 4}, {0}, 9},
+      {TransformKind::kR2C, true, {3, 8, 7}, {0, 2}, 7},
+      {TransformKind::kC2R, false, {5, 7}, {1}, 12},
+      {TransformKind::kC2R, true, {6, 5}, {1}, 9},
+      {TransformKind::kC2R, false, {4, 3, 5}, {0, 1}, 4},
+  };
+  for (const auto& c : cases) {
+    for (Precision p : {Precision::kSingle, Precision::kDouble}) {
+      auto in_shape = c.shape;
+      if (c.kind == TransformKind::kC2R) in_shape[c.axes.back()] = c.n / 2 + 1;
+      const auto spec = make_spec(c.kind, c.forward, p, in_shape, c.axes, c.n, 0.5);
+      const double err = p == Precision::kSingle ? run_and_compare<float>(spec, cache, 1)
+                                                 : run_and_compare<double>(spec, cache, 1);
+      const double bound = p == Precision::kSingle ? 1e-5 : 1e-12;
+      expect(err < bound, "transform kind " + std::to_string(int(c.kind)) + " error " +
+                              std::to_string(err));
+    }
+  }
+}
+
+struct FixedPlan : CachedPlan {
+  explicit FixedPlan(std::size_t b) : b_(b) {}
+  std::size_t bytes() const override { return b_; }
+  std::size_t b_;
+};
+
+void test_cache_bounds_and_lru() {
+  PlanCache cache(CacheLimits{3, 1000, 1});
+  auto build = [](std::size_t bytes) { return [=] { return std::make_shared<FixedPlan>(bytes); }; };
+  for (int i = 0; i < 3; ++i) cache.get_or_build(PlanKey{"t", {i}}, build(100));
+  cache.get_or_build(PlanKey{"t", {0}}, build(100));  // 0 is now the newest
+  cache.get_or_build(PlanKey{"t", {3}}, build(100));  // evicts 1, the oldest
+  auto s = cache.stats();
+  expect(s.entries == 3 && s.evictions == 1, "entry bound evicts one");
+  expect(s.hits == 1 && s.misses == 4 && s.builds == 4, "hit/miss counts");
+  cache.get_or_build(PlanKey{"t", {0}}, build(100));
+  expect(cache.stats().hits == 2, "0 survived eviction");
+  cache.get_or_build(PlanKey{"t", {4}}, build(850));  // byte bound: only one 100 fits beside it
+  s = cache.stats();
+  expect(s.retained_bytes <= 1000 && s.entries == 2 && s.evictions == 3, "byte bound");
+  // A plan bigger than the whole budget is returned but not kept.
+  auto big = cache.get_or_build(PlanKey{"t", {5}}, build(5000));
+  expect(big && cache.stats().plan_bytes <= 1000, "oversized plan not retained");
+  // Keys compare in full: same hash bucket or not, different fields differ.
+  cache.clear();
+  cache.get_or_build(PlanKey{"t", {1, 2}}, build(10));
+  cache.get_or_build(PlanKey{"t", {2, 1}}, build(10));
+  expect(cache.stats().entries == 2, "distinct keys");
+}
+
+void test_failed_build_leaves_nothing() {
+  PlanCache cache(CacheLimits{8, 1 << 20, 1});
+  bool threw = false;
+  try {
+    cache.get_or_build(PlanKey{"t", {1}}, []() -> std::shared_ptr<const CachedPlan> {
+      throw std::runtime_error("boom");
+    });
+  } catch (const PlanBuildError&) {
+    threw = true;
+  }
+  const auto s = cache.stats();
+  expect(threw && s.entries == 0 && s.failed_builds == 1, "failed build is typed and leaves no entry");
+}
+
+void test_one_build_per_key_under_contention() {
+  PlanCache cache(CacheLimits{8, 1 << 20, 1});
+  std::atomic<int> builds{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      cache.get_or_build(PlanKey{"t", {42}}, [&] {
+        builds.fetch_add(1);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return std::make_shared<FixedPlan>(10);
+      });
+    });
+  }
+  for (auto& t : threads) t.join();
+  expect(builds.load() == 1, "one build for eight concurrent misses");
+}
+
+void test_concurrent_transforms() {
+  PlanCache cache(CacheLimits{4, 1 << 16, 2});
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 3; ++rep) {
+        const std::int64_t n = 8 + 3 * t + rep;
+        const auto spec = make_spec(TransformKind::kC2C, t % 2 == 0, Precision::kSingle,
+                                    {33, n}, {0, 1}, 0, 1.0);
+        if (run_and_compare<float>(spec, cache, t) > 1e-5) bad.fetch_add(1);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  expect(bad.load() == 0, "concurrent transforms are correct");
+  expect(cache.stats().retained_bytes <= (1 << 16), "concurrent use stays in budget");
+}
+
+void test_worker_pool_propagates_errors() {
+  WorkerPool pool(3);
+  std::atomic<int> ran{0};
+  bool threw = false;
+  try {
+    pool.parallel_for(16, [&](std::size_t i) {
+      ran.fetch_add(1);
+      if (i == 5) throw std::runtime_error("task failed");
+    });
+  } catch (const std::runtime_error&) {
+    threw = true;
+  }
+  expect(threw && ran.load() == 16, "every task runs and the error is rethrown");
+}
+
+}  // namespace
+
+int main() {
+  test_transforms_match_reference();
+  test_cache_bounds_and_lru();
+  test_failed_build_leaves_nothing();
+  test_one_build_per_key_under_contention();
+  test_concurrent_transforms();
+  test_worker_pool_propagates_errors();
+  if (failures) {
+    std::fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  std::printf("backend_tests: all checks passed\n");
+  return 0;
+}

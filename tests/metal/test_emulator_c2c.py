@@ -1,0 +1,75 @@
+"""Complex transforms of the Metal kernels, run in the emulator, against numpy in float64."""
+
+import numpy as np
+import pytest
+
+from metal_accuracy import bound, random_complex, relative_error
+
+POWERS_OF_TWO = [2**k for k in range(0, 21)]
+SMOOTH = [6, 12, 100, 360, 1000, 2187, 3125, 2401, 1331, 2197, 12288, 15015, 100000, 248832]
+BLUESTEIN = [17, 4099, 8191, 10007, 65537, 2 * 4099, 3 * 10007]
+
+
+def check(emulator, x, axis=-1, norm=None):
+    ref = x.astype(np.complex128)
+    n = x.shape[axis]
+    got = emulator.fft(x, axis=axis, norm=norm)
+    assert got.dtype == np.complex64
+    assert relative_error(got, np.fft.fft(ref, axis=axis, norm=norm)) <= bound(n)
+    got = emulator.ifft(x, axis=axis, norm=norm)
+    assert relative_error(got, np.fft.ifft(ref, axis=axis, norm=norm)) <= bound(n)
+
+
+@pytest.mark.parametrize("n", POWERS_OF_TWO)
+def test_powers_of_two(emulator, rng, n):
+    check(emulator, random_complex(rng, (2 if n <= 4096 else 1, n)))
+
+
+@pytest.mark.parametrize("n", SMOOTH)
+def test_smooth_lengths(emulator, rng, n):
+    check(emulator, random_complex(rng, (2, n)))
+
+
+@pytest.mark.parametrize("n", BLUESTEIN)
+def test_bluestein_lengths(emulator, rng, n):
+    check(emulator, random_complex(rng, (2, n)))
+
+
+@pytest.mark.slow
+def test_largest_length(emulator, rng):
+    x = random_complex(rng, (1 << 24,))
+    got = emulator.fft(x)
+    assert relative_error(got, np.fft.fft(x.astype(np.complex128))) <= bound(1 << 24)
+
+
+@pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_axes_and_norms(emulator, rng, axis, norm):
+    check(emulator, random_complex(rng, (5, 12, 7)), axis=axis, norm=norm)
+
+
+@pytest.mark.parametrize("shape,axis", [((3, 4099, 2), 1), ((8192, 3), 0), ((2, 5, 17), 0)])
+def test_non_last_axis_of_large_and_bluestein_lengths(emulator, rng, shape, axis):
+    check(emulator, random_complex(rng, shape), axis=axis)
+
+
+def test_large_batch_packs_several_transforms_per_group(emulator, rng):
+    check(emulator, random_complex(rng, (1000, 8)))
+    check(emulator, random_complex(rng, (300, 60)))
+
+
+def test_length_argument_pads_and_crops(emulator, rng):
+    x = random_complex(rng, (3, 10))
+    for n in (7, 16):
+        want = np.fft.fft(x.astype(np.complex128), n=n)
+        assert relative_error(emulator.fft(x, n=n), want) <= bound(n)
+
+
+def test_zero_batch(emulator):
+    assert emulator.fft(np.zeros((0, 8), np.complex64)).shape == (0, 8)
+
+
+def test_nan_and_inf_propagate(emulator):
+    x = np.zeros(16, np.complex64)
+    x[3] = np.nan
+    assert np.isnan(emulator.fft(x)).all()

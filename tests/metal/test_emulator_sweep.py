@@ -1,0 +1,24 @@
+"""Every complex length from 1 to 4096, both directions, one small call per length."""
+
+import numpy as np
+import pytest
+
+from metal_accuracy import bound, random_complex, relative_error
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("forward", [True, False], ids=["forward", "inverse"])
+def test_every_length_up_to_4096(emulator, forward):
+    rng = np.random.default_rng(4096)
+    failures = []
+    for n in range(1, 4097):
+        x = random_complex(rng, (n,))
+        ref = x.astype(np.complex128)
+        if forward:
+            got, want = emulator.fft(x), np.fft.fft(ref)
+        else:
+            got, want = emulator.ifft(x), np.fft.ifft(ref)
+        error = relative_error(got, want)
+        if not error <= bound(n):
+            failures.append((n, error, bound(n)))
+    assert not failures, failures[:20]

@@ -1,0 +1,92 @@
+"""The Metal planner's decisions, read from the dispatch records."""
+
+import pytest
+
+from jax_apple_fft import PlanBuildError, _core
+from jax_apple_fft.metal.emulator import C2C, C2R, R2C
+
+
+def plan(kind, n, batch=1, forward=True, scale=1.0):
+    in_len = n // 2 + 1 if kind == C2R else n
+    out_len = n // 2 + 1 if kind == R2C else n
+    return _core.metal_emulator_plan(kind, forward, n, batch, 1, (1, 0, in_len), (1, 0, out_len), scale)
+
+
+def kernels(p):
+    return [d["kernel"] for d in p.dispatches]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 11, 13, 64, 360, 2187, 4096])
+def test_lengths_up_to_4096_with_small_factors_take_one_dispatch(n):
+    p = plan(C2C, n)
+    assert kernels(p) == ["fft_stockham"]
+    d = p.dispatches[0]
+    assert d["threadgroup_memory_bytes"] <= 32768
+    assert d["threads"][0] <= 256
+    assert p.scratch_bytes == 0
+
+
+def test_radices_prefer_eight():
+    assert plan(C2C, 4096).dispatches[0]["params"]["radices"] == [8, 8, 8, 8]
+    assert sorted(plan(C2C, 2 * 3 * 5 * 7).dispatches[0]["params"]["radices"]) == [2, 3, 5, 7]
+
+
+def test_small_lengths_share_a_threadgroup():
+    d = plan(C2C, 16, batch=1000).dispatches[0]
+    assert d["params"]["per_group"] > 1
+    assert d["params"]["per_group"] * 16 * 8 == d["threadgroup_memory_bytes"] <= 32768
+
+
+def test_large_powers_of_two_use_four_step():
+    p = plan(C2C, 1 << 20, scale=0.5)
+    assert kernels(p) == ["fft_stockham", "fft_stockham"]
+    first, second = (d["params"] for d in p.dispatches)
+    assert first["n"] * second["n"] == 1 << 20
+    assert first["post_mode"] == 2  # the w_n^(k1 j2) twiddle is fused into pass 1
+    assert (first["scale"], second["scale"]) == (1.0, 0.5)
+    assert p.scratch_bytes == (1 << 20) * 8
+    assert ("scratch" in (b[1] for b in p.dispatches[0]["bindings"]))
+
+
+def test_large_primes_use_bluestein_with_host_chirp():
+    p = plan(C2C, 4099)
+    first = p.dispatches[0]["params"]
+    assert first["pre_mode"] == 1 and first["in"]["valid"] == 4099
+    assert p.dispatches[-1]["params"]["out"]["valid"] == 4099
+    assert p.table_bytes >= (4099 + 16384) * 8
+    # the convolution buffer, plus one four-step region shared by both inner FFTs
+    assert p.scratch_bytes == 2 * 16384 * 8
+
+
+def test_real_transforms_use_half_length():
+    assert kernels(plan(R2C, 64)) == ["fft_stockham", "fft_r2c_unpack"]
+    assert plan(R2C, 64).dispatches[0]["params"]["n"] == 32
+    assert kernels(plan(C2R, 64, forward=False)) == ["fft_c2r_pack", "fft_stockham"]
+    assert kernels(plan(R2C, 63)) == ["fft_stockham"]
+    assert kernels(plan(C2R, 63, forward=False)) == ["fft_c2r_expand", "fft_stockham"]
+
+
+def test_bindings_use_byte_offsets_into_tables():
+    p = plan(C2C, 4099)
+    offsets = {b[2] for d in p.dispatches for b in d["bindings"] if b[1] == "tables"}
+    assert len(offsets) > 2 and all(o % 256 == 0 for o in offsets)
+    assert max(offsets) < p.table_bytes
+
+
+def test_reported_bytes():
+    p = plan(C2C, 1 << 20, batch=2)
+    assert p.scratch_bytes == 2 * (1 << 20) * 8
+    assert p.input_bytes == p.output_bytes == 2 * (1 << 20) * 8
+    assert p.bytes >= p.table_bytes > 0
+    assert p.key.startswith("metal.fft(")
+
+
+def test_empty_batch_has_no_dispatches():
+    assert plan(C2C, 16, batch=0).dispatches == []
+
+
+def test_unsupported_lengths_raise():
+    with pytest.raises(PlanBuildError):
+        plan(C2C, 1 << 25)
+    with pytest.raises(PlanBuildError):
+        plan(C2C, 0)

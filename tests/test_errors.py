@@ -1,0 +1,265 @@
+"""Bad arguments fail at trace time with numpy's exception types (before any
+plan is looked up or compiled); NaN and Inf propagate as in numpy; backend
+selection errors."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jax_apple_fft as af
+from conftest import call
+
+AxisError = np.exceptions.AxisError
+ZERO_POINTS = r"Invalid number of FFT data points \(0\) specified\."
+
+
+def _complex(shape):
+    return np.ones(shape, np.complex64)
+
+
+def _real(shape):
+    return np.ones(shape, np.float32)
+
+
+# (id, exception, match, function name, input, kwargs, what numpy raises:
+#  True for the same exception, another class, or False where numpy accepts it)
+BAD_CALLS = [
+    # complex input to a real-input transform
+    ("rfft-complex", TypeError, None, "rfft", _complex((4,)), {}, True),
+    ("ihfft-complex", TypeError, None, "ihfft", _complex((4,)), {}, False),
+    ("rfftn-complex", TypeError, None, "rfftn", _complex((3, 4)), {}, True),
+    ("rfft2-complex", TypeError, None, "rfft2", _complex((3, 4)), {}, True),
+    # repeated axes (numpy would transform twice; we refuse)
+    ("fftn-axes-0-0", ValueError, "repeated", "fftn", _complex((3, 4)), {"axes": (0, 0)}, False),
+    ("fftn-axes-1-neg1", ValueError, "repeated", "fftn", _complex((3, 4)),
+     {"axes": (1, -1)}, False),
+    ("rfftn-axes-1-neg1", ValueError, "repeated", "rfftn", _real((3, 4)), {"axes": (1, -1)}, False),
+    ("irfftn-axes-0-neg2", ValueError, "repeated", "irfftn", _complex((3, 4)),
+     {"axes": (0, -2)}, False),
+    ("fft2-axes-1-1", ValueError, "repeated", "fft2", _complex((3, 4)), {"axes": (1, 1)}, False),
+    # axis out of range
+    ("fft-axis-2", AxisError, None, "fft", _complex((3, 4)), {"axis": 2}, IndexError),
+    ("ifft-axis-neg3", AxisError, None, "ifft", _complex((3, 4)), {"axis": -3}, IndexError),
+    ("rfft-axis-5", AxisError, None, "rfft", _real((3, 4)), {"axis": 5}, IndexError),
+    ("irfft-axis-1-of-1d", AxisError, None, "irfft", _complex((4,)), {"axis": 1}, IndexError),
+    ("hfft-axis-neg2", AxisError, None, "hfft", _complex((4,)), {"axis": -2}, IndexError),
+    ("ihfft-axis-1", AxisError, None, "ihfft", _real((4,)), {"axis": 1}, IndexError),
+    ("fftn-axes-0-3", AxisError, None, "fftn", _complex((3, 4)), {"axes": (0, 3)}, IndexError),
+    ("irfftn-axes-neg4", AxisError, None, "irfftn", _complex((2, 3, 4)),
+     {"axes": (-4,)}, IndexError),
+    # transform length 0
+    ("fft-n0", ValueError, ZERO_POINTS, "fft", _complex((4,)), {"n": 0}, True),
+    ("rfft-n0", ValueError, ZERO_POINTS, "rfft", _real((4,)), {"n": 0}, True),
+    ("irfft-n0", ValueError, ZERO_POINTS, "irfft", _complex((4,)), {"n": 0}, True),
+    ("hfft-n0", ValueError, ZERO_POINTS, "hfft", _complex((4,)), {"n": 0}, True),
+    ("ihfft-n0", ValueError, ZERO_POINTS, "ihfft", _real((4,)), {"n": 0}, True),
+    ("ifft-empty-axis", ValueError, ZERO_POINTS, "ifft", _complex((3, 0)), {}, True),
+    ("rfft-empty-axis", ValueError, ZERO_POINTS, "rfft", _real((3, 0)), {}, True),
+    ("fftn-empty-axis", ValueError, ZERO_POINTS, "fftn", _complex((0, 3)), {}, True),
+    ("irfft-len1", ValueError, ZERO_POINTS, "irfft", _complex((1,)), {}, True),
+    ("hfft-len1", ValueError, ZERO_POINTS, "hfft", _complex((2, 1)), {}, True),
+    ("irfftn-len1", ValueError, ZERO_POINTS, "irfftn", _complex((3, 1)), {}, True),
+    ("fftn-s0", ValueError, ZERO_POINTS, "fftn", _complex((3, 4)),
+     {"s": (0, 4), "axes": (0, 1)}, True),
+    ("rfftn-s0", ValueError, ZERO_POINTS, "rfftn", _real((3, 4)),
+     {"s": (3, 0), "axes": (0, 1)}, True),
+    ("fft-negative-n", ValueError, r"\(-3\)", "fft", _complex((4,)), {"n": -3}, True),
+    # bad norm
+    ("fft-norm-bogus", ValueError, "norm", "fft", _complex((4,)), {"norm": "bogus"}, True),
+    ("rfft-norm-case", ValueError, "norm", "rfft", _real((4,)), {"norm": "Ortho"}, True),
+    ("irfftn-norm-int", ValueError, "norm", "irfftn", _complex((3, 4)), {"norm": 1}, True),
+    # non-integer sizes and axes
+    ("fft-float-n", TypeError, None, "fft", _complex((4,)), {"n": 4.0}, True),
+    ("irfft-float-n", TypeError, None, "irfft", _complex((4,)), {"n": 6.0}, True),
+    ("fftn-float-s", TypeError, None, "fftn", _complex((3, 4)),
+     {"s": (3.0, 4), "axes": (0, 1)}, True),
+    ("fft-float-axis", TypeError, None, "fft", _complex((3, 4)), {"axis": 1.0}, True),
+    # s and axes that do not fit together
+    ("fftn-s-axes-mismatch", ValueError, "Shape and axes", "fftn", _complex((3, 4)),
+     {"s": (3, 4), "axes": (0,)}, True),
+    ("rfftn-s-too-long", ValueError, None, "rfftn", _real((3, 4)), {"s": (2, 3, 4)}, True),
+]
+
+
+@pytest.mark.parametrize("exc,match,name,x,kwargs,numpy_too",
+                         [c[1:] for c in BAD_CALLS], ids=[c[0] for c in BAD_CALLS])
+def test_bad_arguments_fail_at_trace_time(exc, match, name, x, kwargs, numpy_too):
+    cache = af.PlanCache()
+    # Tracing alone raises: nothing is compiled.
+    with pytest.raises(exc, match=match):
+        jax.make_jaxpr(lambda v: call(name, v, cache=cache, **kwargs))(x)
+    # So do eager and jitted calls, and no plan is ever looked up.
+    with pytest.raises(exc, match=match):
+        call(name, x, cache=cache, **kwargs)
+    with pytest.raises(exc, match=match):
+        jax.jit(lambda v: call(name, v, cache=cache, **kwargs))(x)
+    stats = cache.stats()
+    assert (stats.hits, stats.misses, stats.builds, stats.entries) == (0, 0, 0, 0)
+    if numpy_too:
+        numpy_exc = exc if numpy_too is True else numpy_too
+        with warnings.catch_warnings(), pytest.raises(numpy_exc):
+            warnings.simplefilter("ignore", DeprecationWarning)
+            getattr(np.fft, name)(x, **kwargs)
+
+
+def test_axis_error_is_value_and_index_error():
+    with pytest.raises(ValueError):
+        af.fft(_complex((3,)), axis=1)
+    with pytest.raises(IndexError):
+        af.fft(_complex((3,)), axis=1)
+
+
+# --------------------------------------------------------------------------
+# NaN and Inf
+# --------------------------------------------------------------------------
+
+def _poisoned(kind, shape, complex_, rng):
+    x = rng.standard_normal(shape)
+    if complex_:
+        x = x + 1j * rng.standard_normal(shape)
+    flat = x.reshape(-1)
+    size = flat.size
+    if kind in ("nan", "both"):
+        flat[size // 3] = np.nan
+    if kind in ("inf", "both"):
+        flat[size - 1] = np.inf
+    if kind == "neg-inf":
+        flat[0] = -np.inf
+    if kind == "imag-nan":
+        flat[1] = complex(flat[1].real, np.nan)
+    if kind == "imag-inf":
+        flat[size // 2] = complex(flat[size // 2].real, np.inf)
+    return x
+
+
+NONFINITE_CASES = [
+    ("fft", (3, 8), {}),
+    ("ifft", (2, 7), {"norm": "ortho"}),
+    ("rfft", (3, 9), {}),
+    ("irfft", (3, 5), {}),
+    ("irfft", (2, 5), {"n": 9}),
+    ("hfft", (2, 6), {}),
+    ("ihfft", (2, 10), {}),
+    ("fftn", (4, 6), {}),
+    ("rfftn", (3, 4, 5), {"axes": (0, 2)}),
+    ("irfftn", (4, 5), {}),
+]
+
+
+REAL_KINDS = ("nan", "inf", "both", "neg-inf")
+COMPLEX_KINDS = REAL_KINDS + ("imag-nan", "imag-inf")
+NONFINITE_GRID = [
+    (name, shape, kwargs, kind)
+    for name, shape, kwargs in NONFINITE_CASES
+    for kind in (REAL_KINDS if name in ("rfft", "ihfft", "rfftn") else COMPLEX_KINDS)
+]
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float64"))
+@pytest.mark.parametrize("name,shape,kwargs,kind", NONFINITE_GRID,
+                         ids=[f"{n}-{s}-{k}-{b}" for n, s, k, b in NONFINITE_GRID])
+def test_nan_and_inf_propagate_like_numpy(name, shape, kwargs, kind, dtype, rng):
+    complex_ = name not in ("rfft", "ihfft", "rfftn")
+    x = _poisoned(kind, shape, complex_, rng)
+    with jax.enable_x64(dtype == "float64"):
+        if dtype == "float32":
+            x = x.astype(np.complex64 if complex_ else np.float32)
+        out = np.asarray(call(name, x, **kwargs))
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = getattr(np.fft, name)(x.astype(np.complex128 if complex_ else np.float64),
+                                         **kwargs)
+    assert out.shape == expected.shape
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(expected))
+    np.testing.assert_array_equal(np.isinf(out), np.isinf(expected))
+    if kind in ("nan", "inf", "both"):
+        # The bad value must reach the output (not be silently dropped).
+        assert not np.all(np.isfinite(out))
+
+
+# --------------------------------------------------------------------------
+# Backends and caches as arguments
+# --------------------------------------------------------------------------
+
+def test_backends_report():
+    info = af.backends()
+    assert set(info) >= {"cpu", "metal"}
+    for name, b in info.items():
+        assert isinstance(b, af.BackendInfo)
+        assert b.name == name
+        assert isinstance(b.reason, str) and b.reason
+    assert info["cpu"].available
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="Metal may exist on macOS")
+def test_metal_unavailable_on_this_platform():
+    metal = af.backends()["metal"]
+    assert metal.available is False
+    assert "Metal" in metal.reason or "metal" in metal.reason
+    with pytest.raises(af.BackendUnavailableError, match="metal"):
+        af.fft(_complex((8,)), backend="metal")
+    with pytest.raises(af.BackendUnavailableError):
+        jax.make_jaxpr(lambda v: af.rfft(v, backend="metal"))(_real((8,)))
+    assert issubclass(af.BackendUnavailableError, RuntimeError)
+    assert issubclass(af.BackendUnavailableError, af.JaxAppleFftError)
+
+
+@pytest.mark.parametrize("backend", ("bogus", "METAL", "", None, "gpu"))
+def test_unknown_backend(backend):
+    with pytest.raises(ValueError, match="backend"):
+        af.fft(_complex((8,)), backend=backend)
+    with pytest.raises(ValueError, match="backend"):
+        jax.make_jaxpr(lambda v: af.irfftn(v, backend=backend))(_complex((3, 5)))
+
+
+@pytest.mark.parametrize("backend", ("auto", "cpu"))
+def test_cpu_backends_compute(backend, rng):
+    x = rng.standard_normal(12).astype(np.float32)
+    out = af.rfft(x, backend=backend)
+    np.testing.assert_allclose(np.asarray(out), np.fft.rfft(x.astype(np.float64)),
+                               rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("cache", ("x", 3, object(), {}))
+def test_cache_of_wrong_type(cache):
+    with pytest.raises(TypeError, match="PlanCache"):
+        af.fft(_complex((8,)), cache=cache)
+    with pytest.raises(TypeError, match="PlanCache"):
+        jax.make_jaxpr(lambda v: af.rfftn(v, cache=cache))(_real((2, 8)))
+
+
+def test_closed_cache_fails_at_trace_time():
+    cache = af.PlanCache()
+    cache.close()
+    with pytest.raises(af.CacheClosedError):
+        jax.make_jaxpr(lambda v: af.fft(v, cache=cache))(_complex((8,)))
+    with pytest.raises(af.CacheClosedError):
+        af.irfft(_complex((5,)), cache=cache)
+
+
+def test_error_hierarchy():
+    assert issubclass(af.UnsupportedError, ValueError)
+    assert issubclass(af.UnsupportedError, af.JaxAppleFftError)
+    assert issubclass(af.PlanBuildError, RuntimeError)
+    assert issubclass(af.CacheClosedError, RuntimeError)
+
+
+def test_primitive_rejects_inconsistent_parameters():
+    """The primitive's own shape rule guards against misuse of fft_p."""
+    from jax_apple_fft.primitive import TransformKind, fft_p
+
+    params = dict(forward=True, scale=1.0, backend="cpu", cache=af.default_cache())
+    with pytest.raises(ValueError):
+        fft_p.bind(jnp.zeros((4, 6), jnp.complex64), kind=TransformKind.C2C, axes=(1,),
+                   lengths=(5,), **params)
+    with pytest.raises(TypeError):
+        fft_p.bind(jnp.zeros((4, 6), jnp.complex64), kind=TransformKind.R2C, axes=(1,),
+                   lengths=(6,), **params)
+    with pytest.raises(TypeError):
+        fft_p.bind(jnp.zeros((4, 4), jnp.float32), kind=TransformKind.C2R, axes=(1,),
+                   lengths=(6,), **params)

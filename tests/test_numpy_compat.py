@@ -1,0 +1,310 @@
+"""Every transform against numpy.fft (computed in float64) as the oracle:
+dtypes, norms, axes, n/s crop and pad, awkward sizes, empty batches."""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jax_apple_fft as af
+from conftest import (
+    COMPLEX_TO_REAL,
+    NORMS,
+    ONE_D,
+    REAL_INPUT,
+    assert_matches,
+    call,
+    expected_dtype,
+    input_for,
+    make_input,
+    numpy_reference,
+    precision,
+)
+
+DTYPES = ("float32", "float64")
+SIZES = (1, 2, 5, 8, 12, 17, 97, 128)
+
+
+def _one_d_input_length(name, n):
+    """Points along the axis that make an n-point transform by default."""
+    return n // 2 + 1 if name in COMPLEX_TO_REAL else n
+
+
+# --------------------------------------------------------------------------
+# One-dimensional transforms
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ONE_D)
+def test_one_d_sizes(name, dtype, size, rng):
+    """Even, odd, prime, power-of-two and length-1 transforms over 9 lines
+    (enough for the SIMD path plus a scalar remainder)."""
+    with precision(dtype):
+        m = _one_d_input_length(name, size)
+        x = input_for(name, rng, (9, m), dtype)
+        # C2R defaults to an even length: pass n only where it is needed.
+        n = None if name not in COMPLEX_TO_REAL or 2 * (m - 1) == size else size
+        out = call(name, x, n=n)
+        expected = numpy_reference(name, x, n=n)
+        assert_matches(out, expected, expected_dtype(name, dtype), size)
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ONE_D)
+def test_one_d_norms(name, dtype, norm, rng):
+    with precision(dtype):
+        for size in (6, 7):
+            m = _one_d_input_length(name, size)
+            x = input_for(name, rng, (4, m), dtype)
+            out = call(name, x, n=size, norm=norm)
+            expected = numpy_reference(name, x, n=size, norm=norm)
+            assert_matches(out, expected, expected_dtype(name, dtype), size)
+
+
+@pytest.mark.parametrize("n_mode", ("default", "crop", "pad"))
+@pytest.mark.parametrize("axis", (0, -2, -1))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ONE_D)
+def test_one_d_axis_and_n(name, dtype, axis, n_mode, rng):
+    """Transforms along first, middle (negative) and last axes of a 3-D
+    array, with the input cropped or zero-padded by n."""
+    shape = (6, 5, 7)
+    with precision(dtype):
+        x = input_for(name, rng, shape, dtype)
+        m = shape[axis]
+        if name in COMPLEX_TO_REAL:
+            n = {"default": None, "crop": m - 1, "pad": 2 * m + 1}[n_mode]
+            length = 2 * (m - 1) if n is None else n
+        else:
+            n = {"default": None, "crop": m - 2, "pad": m + 3}[n_mode]
+            length = m if n is None else n
+        out = call(name, x, n=n, axis=axis)
+        expected = numpy_reference(name, x, n=n, axis=axis)
+        assert_matches(out, expected, expected_dtype(name, dtype), length)
+
+
+@pytest.mark.parametrize("size", (1, 16, 1009, 4096))
+@pytest.mark.parametrize("name", ONE_D)
+def test_one_d_single_line(name, size, rng):
+    """A 1-D input is planned with the single-long-line layout."""
+    m = _one_d_input_length(name, size)
+    x = input_for(name, rng, (m,), "float32")
+    n = size if name in COMPLEX_TO_REAL else None
+    out = call(name, x, n=n)
+    assert_matches(out, numpy_reference(name, x, n=n), expected_dtype(name, "float32"), size)
+
+
+def test_python_list_input():
+    out = af.fft([1.0, 2.0, 0.0, -1.0, 3.0])
+    expected = np.fft.fft([1.0, 2.0, 0.0, -1.0, 3.0])
+    assert_matches(out, expected, np.complex64, 5)
+
+
+def test_hfft_accepts_real_input(rng):
+    """numpy's hfft takes real input (as a Hermitian half with zero imaginary part)."""
+    x = rng.standard_normal(9).astype(np.float32)
+    assert_matches(af.hfft(x), np.fft.hfft(x.astype(np.float64)), np.float32, 16)
+
+
+# --------------------------------------------------------------------------
+# N-dimensional transforms
+# --------------------------------------------------------------------------
+
+# (shape, s, axes, norm)
+ND_CASES = [
+    ((4, 6), None, None, None),
+    ((3, 4, 5), None, None, "ortho"),
+    ((3, 4, 5), None, (0, 2), "forward"),
+    ((3, 4, 5), None, (-1, 0), "backward"),          # reversed order: axis 0 is last
+    ((3, 4, 5), (6, 3), (1, 2), None),               # pad one axis, crop the other
+    ((3, 4, 5), (5, 7), None, "ortho"),              # s without axes: last len(s) axes
+    ((2, 3, 4, 5), (None, 4), (0, 3), "forward"),    # None keeps the input size
+    ((5, 6), (-1, 9), (0, 1), None),                 # -1 keeps the input size
+    ((7,), (11,), None, None),
+    ((1, 1), (1, 1), None, "ortho"),              # length-1 axes
+    ((13, 3), None, (0,), None),                     # prime, single non-last axis
+    ((2, 3, 4), None, (-3, -2, -1), "forward"),  # negative axes
+]
+
+ND_IDS = [f"{shape}-s{s}-ax{axes}-{norm}" for shape, s, axes, norm in ND_CASES]
+
+
+def _nd_input_shape(name, shape, s, axes):
+    """For C2R transforms the case's shape is the real output shape when no
+    s is given; the complex input holds n // 2 + 1 on the last axis."""
+    if name not in COMPLEX_TO_REAL or s is not None:
+        return shape
+    axes = tuple(range(len(shape))) if axes is None else axes
+    last = axes[-1] % len(shape)
+    return tuple(d // 2 + 1 if i == last else d for i, d in enumerate(shape))
+
+
+def _nd_length(out_shape, axes, x_ndim, s):
+    if axes is None:
+        axes = range(x_ndim - (len(s) if s is not None else x_ndim), x_ndim)
+    return math.prod(out_shape[a] for a in axes) if out_shape else 1
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", ND_CASES, ids=ND_IDS)
+@pytest.mark.parametrize("name", ("fftn", "ifftn", "rfftn", "irfftn"))
+def test_nd(name, case, dtype, rng):
+    shape, s, axes, norm = case
+    with precision(dtype):
+        x = input_for(name, rng, _nd_input_shape(name, shape, s, axes), dtype)
+        out = call(name, x, s=s, axes=axes, norm=norm)
+        expected = numpy_reference(name, x, s=s, axes=axes, norm=norm)
+        n = _nd_length(expected.shape, axes, x.ndim, s)
+        assert_matches(out, expected, expected_dtype(name, dtype), n)
+
+
+ND2_CASES = [
+    ((4, 6), None, None, None),
+    ((3, 5, 7), None, None, "ortho"),
+    ((3, 5, 7), (4, 9), (0, 2), "forward"),
+    ((5, 3, 4), (2, 5), (-1, -3), "backward"),
+]
+ND2_IDS = [f"{shape}-s{s}-ax{axes}-{norm}" for shape, s, axes, norm in ND2_CASES]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", ND2_CASES, ids=ND2_IDS)
+@pytest.mark.parametrize("name", ("fft2", "ifft2", "rfft2", "irfft2"))
+def test_two_d(name, case, dtype, rng):
+    shape, s, axes, norm = case
+    kwargs = {"s": s, "norm": norm}
+    if axes is not None:
+        kwargs["axes"] = axes
+    with precision(dtype):
+        x = input_for(name, rng, _nd_input_shape(name, shape, s, axes or (-2, -1)), dtype)
+        out = call(name, x, **kwargs)
+        expected = numpy_reference(name, x, **kwargs)
+        used = axes or (-2, -1)
+        n = math.prod(expected.shape[a] for a in used)
+        assert_matches(out, expected, expected_dtype(name, dtype), n)
+
+
+def test_irfftn_minus_one_keeps_input_size(rng):
+    """numpy 2: an s entry of -1 uses the whole input along that axis, for
+    the last (real) axis of irfftn too, i.e. n = m rather than 2 * (m - 1)."""
+    x = make_input(rng, (4, 5), "float32", complex_=True)
+    expected = np.fft.irfftn(x.astype(np.complex128), s=(-1, -1), axes=(0, 1))
+    out = af.irfftn(x, s=(-1, -1), axes=(0, 1))
+    assert_matches(out, expected, np.float32, 20)
+
+
+def test_fftn_empty_axes_returns_complex_input(rng):
+    x = make_input(rng, (3, 4), "float32", complex_=False)
+    out = af.fftn(x, axes=())
+    assert out.dtype == np.complex64
+    np.testing.assert_array_equal(np.asarray(out), x.astype(np.complex64))
+
+
+# --------------------------------------------------------------------------
+# Empty batches
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "name", ONE_D + ("fftn", "ifftn", "rfftn", "irfftn", "fft2", "ifft2", "rfft2", "irfft2"))
+def test_zero_size_batch(name, dtype, rng):
+    """A batch dimension of size 0 gives an empty result of numpy's shape."""
+    with precision(dtype):
+        x = input_for(name, rng, (0, 4, 6), dtype)
+        kwargs = {}
+        if name in ("fftn", "ifftn", "rfftn", "irfftn"):
+            kwargs["axes"] = (1, 2)
+        eager = call(name, x, **kwargs)
+        jitted = jax.jit(lambda v: call(name, v, **kwargs))(x)
+        expected = numpy_reference(name, x, **kwargs)
+        for out in (eager, jitted):
+            assert out.shape == expected.shape
+            assert out.dtype == expected_dtype(name, dtype)
+
+
+def test_zero_size_input_padded_by_n():
+    """An empty axis with an explicit n is zero-padded, as numpy does."""
+    out = af.fft(np.zeros((2, 0), np.float32), n=4)
+    expected = np.fft.fft(np.zeros((2, 0)), n=4)
+    assert out.shape == expected.shape == (2, 4)
+    np.testing.assert_array_equal(np.asarray(out), expected.astype(np.complex64))
+
+
+# --------------------------------------------------------------------------
+# dtype promotion
+# --------------------------------------------------------------------------
+
+PROMOTION_CASES = [
+    # (input dtype, x64, complex result dtype)
+    (np.int32, False, np.complex64),
+    (np.int64, False, np.complex64),
+    (np.uint8, False, np.complex64),
+    (np.bool_, False, np.complex64),
+    (np.float16, False, np.complex64),
+    (np.float32, False, np.complex64),
+    (np.float64, False, np.complex64),    # without x64 JAX has no float64
+    (np.complex64, False, np.complex64),
+    (np.int32, True, np.complex128),      # integers become the default float
+    (np.int64, True, np.complex128),
+    (np.bool_, True, np.complex128),
+    (np.float32, True, np.complex64),     # float32 stays single precision
+    (np.float64, True, np.complex128),
+    (np.complex64, True, np.complex64),
+    (np.complex128, True, np.complex128),
+]
+
+
+@pytest.mark.parametrize("in_dtype,use_x64,out_complex", PROMOTION_CASES,
+                         ids=[f"{np.dtype(d).name}-x64={b}" for d, b, _ in PROMOTION_CASES])
+def test_dtype_promotion(in_dtype, use_x64, out_complex):
+    out_real = np.float64 if out_complex == np.complex128 else np.float32
+    base = np.array([1, 0, 2, 1, 0, 3])
+    x = base.astype(in_dtype)
+    with jax.enable_x64(use_x64):
+        results = {
+            "fft": (af.fft(x), out_complex),
+            "ifft": (af.ifft(x), out_complex),
+            "hfft": (af.hfft(x), out_real),
+            "irfft": (af.irfft(x), out_real),
+            "fftn": (af.fftn(x), out_complex),
+        }
+        if not np.issubdtype(in_dtype, np.complexfloating):
+            results["rfft"] = (af.rfft(x), out_complex)
+            results["ihfft"] = (af.ihfft(x), out_complex)
+            results["rfftn"] = (af.rfftn(x), out_complex)
+        for name, (out, dtype) in results.items():
+            assert out.dtype == np.dtype(dtype), (name, out.dtype, dtype)
+            expected = numpy_reference(name, x.astype(np.result_type(x, np.float32)))
+            assert_matches(out, expected, dtype, 6)
+
+
+def test_promotion_matches_jax_numpy_for_floats(rng):
+    """For float and complex inputs, the result dtype is jax.numpy.fft's."""
+    for use_x64 in (False, True):
+        with jax.enable_x64(use_x64):
+            for dtype in (np.float32, np.float64, np.complex64, np.complex128):
+                x = jnp.asarray(rng.standard_normal(8).astype(dtype))
+                assert af.fft(x).dtype == jnp.fft.fft(x).dtype
+                assert af.irfft(x).dtype == jnp.fft.irfft(x).dtype
+                if not np.issubdtype(dtype, np.complexfloating):
+                    assert af.rfft(x).dtype == jnp.fft.rfft(x).dtype
+
+
+# --------------------------------------------------------------------------
+# Frequency helpers (re-exported)
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", (1, 4, 7))
+def test_frequency_helpers(n):
+    np.testing.assert_allclose(af.fftfreq(n, d=0.5), np.fft.fftfreq(n, d=0.5), rtol=1e-6)
+    np.testing.assert_allclose(af.rfftfreq(n, d=2.0), np.fft.rfftfreq(n, d=2.0), rtol=1e-6)
+    x = np.arange(n * 3).reshape(3, n)
+    np.testing.assert_array_equal(af.fftshift(x), np.fft.fftshift(x))
+    np.testing.assert_array_equal(af.ifftshift(x, axes=1), np.fft.ifftshift(x, axes=1))
+    np.testing.assert_array_equal(af.ifftshift(af.fftshift(x)), x)
