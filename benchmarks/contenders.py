@@ -73,7 +73,7 @@ def _eager(make_transform: Callable[[Row], Callable[[Any], Any]]) -> Callable[[R
     return prepare
 
 
-def _ours(threads: int) -> Callable[[Row, np.ndarray], Runner]:
+def ours(threads: int) -> Callable[[Row, np.ndarray], Runner]:
     cache = af.PlanCache(threads=threads)
     return _jitted(lambda row: numpy_style_transform(af, row, backend="cpu", cache=cache))
 
@@ -81,8 +81,8 @@ def _ours(threads: int) -> Callable[[Row, np.ndarray], Runner]:
 def all_contenders() -> list[Contender]:
     """In table order."""
     return [
-        Contender(OURS_ONE_THREAD, _ours(threads=1)),
-        Contender(OURS_ALL_CORES, _ours(threads=ALL_CORES)),
+        Contender(OURS_ONE_THREAD, ours(threads=1)),
+        Contender(OURS_ALL_CORES, ours(threads=ALL_CORES)),
         Contender(JNP_FFT, _jitted(lambda row: numpy_style_transform(jnp.fft, row))),
         Contender("numpy", _eager(lambda row: numpy_style_transform(np.fft, row))),
         Contender("scipy-1w", _eager(lambda row: numpy_style_transform(scipy.fft, row, workers=1))),

@@ -10,13 +10,18 @@ import os
 import platform
 from typing import Any
 
+import jax_apple_fft
 from contenders import JNP_FFT, OURS_ALL_CORES, OURS_ONE_THREAD
 from measure import RowResult
 from timing import TimingPlan
 
-ROW_COLUMN_WIDTH = 34
+ROW_COLUMN_WIDTH = 26
 TIME_COLUMN_WIDTH = 10
-RATIO_COLUMN_WIDTH = 11
+RATIO_COLUMN_WIDTH = 8
+
+# Ratio headers abbreviate the contenders to keep the table readable.
+SHORT_LABELS = {OURS_ONE_THREAD: "1t", OURS_ALL_CORES: "all", JNP_FFT: "jnp",
+                "numpy": "np", "scipy-1w": "sp1", "scipy-all": "spN"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,7 +38,7 @@ class Ratio:
 
 
 def _short(label: str) -> str:
-    return {OURS_ALL_CORES: "all", OURS_ONE_THREAD: "1t"}.get(label, label)
+    return SHORT_LABELS.get(label, label)
 
 
 def ratios_for(labels: list[str]) -> list[Ratio]:
@@ -48,6 +53,11 @@ def format_seconds(seconds: float) -> str:
     if seconds < 1.0:
         return f"{seconds * 1e3:.2f}ms"
     return f"{seconds:.3f}s"
+
+
+def _finite_or_none(value: float) -> float | None:
+    """JSON has no inf or nan."""
+    return value if math.isfinite(value) else None
 
 
 def geometric_mean(values: list[float]) -> float:
@@ -113,8 +123,6 @@ def _cpu_model() -> str:
 
 
 def machine_info() -> dict[str, Any]:
-    import jax_apple_fft
-
     return {
         "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "cpu_count": os.cpu_count(),
@@ -143,7 +151,8 @@ def to_json(results: list[RowResult], labels: list[str], plan: TimingPlan,
                 "lengths": result.row.lengths,
                 "nominal_flops": result.row.flops,
                 "tolerance": result.tolerance,
-                "relative_errors": result.errors,
+                "relative_errors": {label: _finite_or_none(error)
+                                    for label, error in result.errors.items()},
                 "agree": not result.disagreeing,
                 "contenders": {
                     label: {
@@ -157,5 +166,6 @@ def to_json(results: list[RowResult], labels: list[str], plan: TimingPlan,
             }
             for result in results
         ],
-        "geometric_means": geometric_means(results, ratios),
+        "geometric_means": {header: _finite_or_none(mean)
+                            for header, mean in geometric_means(results, ratios).items()},
     }

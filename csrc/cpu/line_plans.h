@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "cache/plan_cache.h"
 #include "ducc0/fft/fft1d_impl.h"
@@ -35,10 +37,17 @@ PlanKey line_plan_key(bool real, std::int64_t n, bool single_line) {
   return PlanKey{"cpu.line", {sizeof(T), real ? 1 : 0, n, single_line ? 1 : 0}};
 }
 
+// Longer lines could not be held in memory anyway; refusing them up front
+// keeps a bad length from costing gigabytes of twiddles before failing.
+constexpr std::int64_t kMaxLineLength = std::int64_t(1) << 36;
+
 template <class Engine, class T>
 std::shared_ptr<const LinePlan<Engine>> get_line_plan(PlanCache& cache, bool real,
                                                       std::int64_t n, bool single_line) {
   return cache.get<LinePlan<Engine>>(line_plan_key<T>(real, n, single_line), [&] {
+    if (n > kMaxLineLength)
+      throw std::length_error("transform length " + std::to_string(n) +
+                              " exceeds the supported maximum 2^36");
     return std::make_shared<const LinePlan<Engine>>(static_cast<std::size_t>(n), single_line);
   });
 }

@@ -1,0 +1,50 @@
+"""Throughput of the 1-D rows by transform length, one line per contender."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+
+from measure import RowResult  # noqa: E402
+from suite import ELEMENTS_PER_1D_ROW, KINDS, PRECISIONS  # noqa: E402
+
+PANEL_COLUMNS = 3
+
+
+def plot_throughput(results: list[RowResult], labels: list[str], path: Path) -> None:
+    one_d = [result for result in results if result.row.group == "1d"]
+    panels = [(precision, kind) for precision in PRECISIONS for kind in KINDS
+              if any((result.row.precision, result.row.kind) == (precision, kind) for result in one_d)]
+    if not panels:
+        return
+    rows_of_panels = math.ceil(len(panels) / PANEL_COLUMNS)
+    columns = min(PANEL_COLUMNS, len(panels))
+    figure, axes = plt.subplots(rows_of_panels, columns, squeeze=False,
+                                figsize=(5.2 * columns, 3.8 * rows_of_panels))
+    for panel_axes, (precision, kind) in zip(axes.flat, panels):
+        panel_results = sorted((result for result in one_d
+                                if (result.row.precision, result.row.kind) == (precision, kind)),
+                               key=lambda result: result.row.lengths[0])
+        lengths = [result.row.lengths[0] for result in panel_results]
+        for label in labels:
+            gflops = [result.row.flops / result.median(label) / 1e9 for result in panel_results]
+            panel_axes.plot(lengths, gflops, marker="o", markersize=3, label=label)
+        panel_axes.set_xscale("log", base=2)
+        panel_axes.set_ylim(bottom=0)
+        panel_axes.set_title(f"{kind} {precision}")
+        panel_axes.set_xlabel("transform length n")
+        panel_axes.set_ylabel("GFLOP/s (5 n log2 n; real: half)")
+        panel_axes.grid(True, alpha=0.3)
+    for unused_axes in list(axes.flat)[len(panels):]:
+        unused_axes.set_visible(False)
+    axes.flat[0].legend(fontsize="small")
+    figure.suptitle(f"1-D batched transforms, about 2^{math.log2(ELEMENTS_PER_1D_ROW):.0f} "
+                    "elements per row (higher is better)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
