@@ -13,7 +13,7 @@ import pytest
 from jax.test_util import check_grads
 
 import jax_apple_fft as af
-from conftest import NORMS, REAL_INPUT, make_input
+from fft_testing import NORMS, REAL_INPUT, make_input
 
 # (name, input shape, keyword arguments). Inputs are complex unless the
 # transform needs real input. Small sizes: even, odd and 2-D.

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import jax_apple_fft as af
-from conftest import (
+from fft_testing import (
     REAL_INPUT,
     assert_matches,
     expected_dtype,

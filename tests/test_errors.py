@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import jax_apple_fft as af
-from conftest import call
+from fft_testing import call
 
 AxisError = np.exceptions.AxisError
 ZERO_POINTS = r"Invalid number of FFT data points \(0\) specified\."

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import jax_apple_fft as af
-from conftest import (
+from fft_testing import (
     COMPLEX_TO_REAL,
     NORMS,
     ONE_D,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jax_apple_fft as af
-from conftest import NORMS, REAL_INPUT, make_input, relative_error, tolerance
+from fft_testing import NORMS, REAL_INPUT, make_input, relative_error, tolerance
 
 # Every new shape compiles a new executable: keep the example counts modest.
 SETTINGS = settings(max_examples=40, deadline=None)
