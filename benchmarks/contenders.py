@@ -17,17 +17,22 @@ import scipy.fft
 
 import jax_apple_fft as af
 from suite import Row
-
-Runner = Callable[[], Any]
+from timing import Runner
 
 ALL_CORES = os.cpu_count() or 1
 
 OURS_ONE_THREAD = "ours-1t"
 OURS_ALL_CORES = "ours-all"
 JNP_FFT = "jnp.fft"
+NUMPY = "numpy"
+SCIPY_ONE_WORKER = "scipy-1w"
+SCIPY_ALL_WORKERS = "scipy-all"
+
+Transform = Callable[[Any], Any]
+Prepare = Callable[[Row, np.ndarray], Runner]
 
 
-def numpy_style_transform(module: ModuleType, row: Row, **extra: Any) -> Callable[[Any], Any]:
+def numpy_style_transform(module: ModuleType, row: Row, **extra: Any) -> Transform:
     """``row``'s transform from a module with numpy.fft's API.
 
     1-D rows use fft/rfft/irfft, the rest fftn/rfftn/irfftn, as a user would.
@@ -44,10 +49,10 @@ def numpy_style_transform(module: ModuleType, row: Row, **extra: Any) -> Callabl
 @dataclasses.dataclass(frozen=True)
 class Contender:
     label: str
-    prepare: Callable[[Row, np.ndarray], Runner]
+    prepare: Prepare
 
 
-def _jitted(make_transform: Callable[[Row], Callable[[Any], Any]]) -> Callable[[Row, np.ndarray], Runner]:
+def _jitted(make_transform: Callable[[Row], Transform]) -> Prepare:
     """A JAX contender: jitted, on a device-resident input, blocking on the result.
 
     Compiling and warming happen here, so that no timing ever includes them.
@@ -64,7 +69,8 @@ def _jitted(make_transform: Callable[[Row], Callable[[Any], Any]]) -> Callable[[
     return prepare
 
 
-def _eager(make_transform: Callable[[Row], Callable[[Any], Any]]) -> Callable[[Row, np.ndarray], Runner]:
+def _eager(make_transform: Callable[[Row], Transform]) -> Prepare:
+    """A numpy-style contender, called on the numpy array."""
     def prepare(row: Row, x: np.ndarray) -> Runner:
         transform = make_transform(row)
         run = functools.partial(transform, x)
@@ -73,7 +79,7 @@ def _eager(make_transform: Callable[[Row], Callable[[Any], Any]]) -> Callable[[R
     return prepare
 
 
-def ours(threads: int) -> Callable[[Row, np.ndarray], Runner]:
+def ours(threads: int) -> Prepare:
     cache = af.PlanCache(threads=threads)
     return _jitted(lambda row: numpy_style_transform(af, row, backend="cpu", cache=cache))
 
@@ -84,7 +90,9 @@ def all_contenders() -> list[Contender]:
         Contender(OURS_ONE_THREAD, ours(threads=1)),
         Contender(OURS_ALL_CORES, ours(threads=ALL_CORES)),
         Contender(JNP_FFT, _jitted(lambda row: numpy_style_transform(jnp.fft, row))),
-        Contender("numpy", _eager(lambda row: numpy_style_transform(np.fft, row))),
-        Contender("scipy-1w", _eager(lambda row: numpy_style_transform(scipy.fft, row, workers=1))),
-        Contender("scipy-all", _eager(lambda row: numpy_style_transform(scipy.fft, row, workers=ALL_CORES))),
+        Contender(NUMPY, _eager(lambda row: numpy_style_transform(np.fft, row))),
+        Contender(SCIPY_ONE_WORKER,
+                  _eager(lambda row: numpy_style_transform(scipy.fft, row, workers=1))),
+        Contender(SCIPY_ALL_WORKERS,
+                  _eager(lambda row: numpy_style_transform(scipy.fft, row, workers=ALL_CORES))),
     ]

@@ -8,12 +8,22 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # files only; no display needed
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from measure import RowResult  # noqa: E402
-from suite import ELEMENTS_PER_1D_ROW, KINDS, PRECISIONS  # noqa: E402
+from measure import RowResult
+from suite import ELEMENTS_PER_1D_ROW, KINDS, PRECISIONS
 
 PANEL_COLUMNS = 3
+
+
+def _is_power_of_two(n: int) -> bool:
+    return n & (n - 1) == 0
+
+
+def _series(results: list[RowResult], label: str) -> tuple[list[int], list[float]]:
+    """Transform lengths and GFLOP/s of one contender."""
+    return ([result.row.lengths[0] for result in results],
+            [result.row.flops / result.median(label) / 1e9 for result in results])
 
 
 def plot_throughput(results: list[RowResult], labels: list[str], path: Path) -> None:
@@ -30,10 +40,14 @@ def plot_throughput(results: list[RowResult], labels: list[str], path: Path) -> 
         panel_results = sorted((result for result in one_d
                                 if (result.row.precision, result.row.kind) == (precision, kind)),
                                key=lambda result: result.row.lengths[0])
-        lengths = [result.row.lengths[0] for result in panel_results]
+        # Powers of two are joined by lines; other lengths take other code
+        # paths (mixed radix, Bluestein), so they are crosses, not zigzags.
+        powers = [result for result in panel_results if _is_power_of_two(result.row.lengths[0])]
+        others = [result for result in panel_results if not _is_power_of_two(result.row.lengths[0])]
         for label in labels:
-            gflops = [result.row.flops / result.median(label) / 1e9 for result in panel_results]
-            panel_axes.plot(lengths, gflops, marker="o", markersize=3, label=label)
+            line, = panel_axes.plot(*_series(powers, label), marker="o", markersize=3, label=label)
+            panel_axes.plot(*_series(others, label), linestyle="none", marker="x",
+                            color=line.get_color())
         panel_axes.set_xscale("log", base=2)
         panel_axes.set_ylim(bottom=0)
         panel_axes.set_title(f"{kind} {precision}")
@@ -44,7 +58,7 @@ def plot_throughput(results: list[RowResult], labels: list[str], path: Path) -> 
         unused_axes.set_visible(False)
     axes.flat[0].legend(fontsize="small")
     figure.suptitle(f"1-D batched transforms, about 2^{math.log2(ELEMENTS_PER_1D_ROW):.0f} "
-                    "elements per row (higher is better)")
+                    "elements per row; x = lengths that are not powers of two (higher is better)")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)

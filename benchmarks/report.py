@@ -11,7 +11,14 @@ import platform
 from typing import Any
 
 import jax_apple_fft
-from contenders import JNP_FFT, OURS_ALL_CORES, OURS_ONE_THREAD
+from contenders import (
+    JNP_FFT,
+    NUMPY,
+    OURS_ALL_CORES,
+    OURS_ONE_THREAD,
+    SCIPY_ALL_WORKERS,
+    SCIPY_ONE_WORKER,
+)
 from measure import RowResult
 from timing import TimingPlan
 
@@ -21,7 +28,7 @@ RATIO_COLUMN_WIDTH = 8
 
 # Ratio headers abbreviate the contenders to keep the table readable.
 SHORT_LABELS = {OURS_ONE_THREAD: "1t", OURS_ALL_CORES: "all", JNP_FFT: "jnp",
-                "numpy": "np", "scipy-1w": "sp1", "scipy-all": "spN"}
+                NUMPY: "np", SCIPY_ONE_WORKER: "sp1", SCIPY_ALL_WORKERS: "spN"}
 
 
 @dataclasses.dataclass(frozen=True)

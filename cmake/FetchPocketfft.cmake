@@ -83,6 +83,7 @@ endif()
 add_library(pocketfft STATIC "${_ducc0_include}/ducc0/infra/threading.cc")
 add_library(pocketfft::pocketfft ALIAS pocketfft)
 set_target_properties(pocketfft PROPERTIES POSITION_INDEPENDENT_CODE ON)
+target_compile_options(pocketfft PRIVATE ${JAX_APPLE_FFT_CPU_FLAGS})
 target_include_directories(pocketfft SYSTEM PUBLIC "${_ducc0_include}")
 # No global state: no plan cache inside the library and no
 # library-owned thread pool (our PlanCache owns plans and threads).

@@ -75,14 +75,18 @@ class LineWalker {
   std::int64_t src_ = 0, dst_ = 0;
 };
 
-// Lane access that works for scalars and SIMD vectors alike.
+// Moves `lanes` values between a plain array and a SIMD vector (or a scalar
+// when V is T). Whole-vector loads and stores: per-lane writes into a SIMD
+// object cost several times more.
 template <class V, class T>
-inline void set_lane(V& v, std::size_t lane, T x) {
-  if constexpr (std::is_same_v<V, T>) v = x; else v[lane] = x;
+inline V load_lanes(const T* values) {
+  if constexpr (std::is_same_v<V, T>) return values[0];
+  else return V(values, ducc::element_aligned_tag());
 }
 template <class V, class T>
-inline T get_lane(const V& v, std::size_t lane) {
-  if constexpr (std::is_same_v<V, T>) return v; else return v[lane];
+inline void store_lanes(const V& v, T* values) {
+  if constexpr (std::is_same_v<V, T>) values[0] = v;
+  else v.copy_to(values, ducc::element_aligned_tag());
 }
 
 template <class T>
@@ -92,30 +96,64 @@ class CpuTransformImpl final : public CpuTransform {
   using ComplexPlan = LinePlan<ComplexEngine<T>>;
   using RealPlan = LinePlan<RealEngine<T>>;
 
+  // pocketfft offers two layouts of a line plan: one that runs kLanes lines
+  // at once in SIMD lanes, and one that vectorises inside a single long line.
+  template <class Plan>
+  struct Plans {
+    std::shared_ptr<const Plan> lanes;   // for groups of kLanes lines
+    std::shared_ptr<const Plan> single;  // for lines one at a time
+    std::size_t bufsize() const {
+      return std::max(lanes ? lanes->engine.bufsize() : 0, single ? single->engine.bufsize() : 0);
+    }
+  };
+
   struct Pass {
     LineOp op;
     std::int64_t axis;
     std::int64_t n;  // transform length (the real length for real ops)
     Buffer src, dst;
-    bool last;
-    std::shared_ptr<const ComplexPlan> complex_plan;
-    std::shared_ptr<const RealPlan> real_plan;
+    bool last = false;
+    bool vectorize = false;  // lines go through SIMD lanes, kLanes at a time
+    Plans<ComplexPlan> complex;
+    Plans<RealPlan> real;
   };
+
+  // Fills in how a pass walks its lines and the plans that layout needs.
+  template <class Engine, class Plan>
+  static Plans<Plan> plans_for(Pass& pass, std::int64_t lines, bool real, PlanCache& cache) {
+    const std::int64_t n = pass.n;
+    // A group of kLanes lines and its scratch (about 3n vectors) should stay in L2.
+    pass.vectorize = kLanes > 1 && lines >= static_cast<std::int64_t>(kLanes) &&
+                     3 * n * sizeof(Cmplx<Vec>) <= kL2Bytes;
+    const bool leftover_lines = !pass.vectorize || lines % static_cast<std::int64_t>(kLanes) != 0;
+    // pocketfft's own rule for when in-line vectorisation pays.
+    const bool long_line = n >= 300 && n % 4 == 0;
+    Plans<Plan> plans;
+    if (pass.vectorize) plans.lanes = get_line_plan<Engine, T>(cache, real, n, false);
+    if (leftover_lines) plans.single = get_line_plan<Engine, T>(cache, real, n, long_line);
+    return plans;
+  }
 
  public:
   CpuTransformImpl(const TransformSpec& spec, PlanCache& cache) : spec_(spec) {
     if (spec.empty()) return;  // nothing to plan
     const std::int64_t real_axis = spec.axes.back();
-    const bool one_line = spec.in_shape.size() == 1;
+    auto lines_of = [&](std::int64_t axis, Buffer dst) {
+      const auto& shape = dst == Buffer::kOutput ? spec.out_shape : spec.in_shape;
+      std::int64_t lines = 1;
+      for (std::size_t d = 0; d < shape.size(); ++d)
+        if (static_cast<std::int64_t>(d) != axis) lines *= shape[d];
+      return lines;
+    };
     auto complex_pass = [&](std::int64_t axis, Buffer src, Buffer dst) {
-      const std::int64_t n = spec.in_shape[axis];
-      passes_.push_back({LineOp::kComplex, axis, n, src, dst, false,
-                         get_line_plan<ComplexEngine<T>, T>(cache, false, n, one_line), nullptr});
+      Pass pass{LineOp::kComplex, axis, spec.in_shape[axis], src, dst};
+      pass.complex = plans_for<ComplexEngine<T>, ComplexPlan>(pass, lines_of(axis, dst), false, cache);
+      passes_.push_back(std::move(pass));
     };
     auto real_pass = [&](LineOp op, Buffer src, Buffer dst) {
-      const std::int64_t n = spec.length(real_axis);
-      passes_.push_back({op, real_axis, n, src, dst, false, nullptr,
-                         get_line_plan<RealEngine<T>, T>(cache, true, n, one_line)});
+      Pass pass{op, real_axis, spec.length(real_axis), src, dst};
+      pass.real = plans_for<RealEngine<T>, RealPlan>(pass, lines_of(real_axis, dst), true, cache);
+      passes_.push_back(std::move(pass));
     };
     switch (spec.kind) {
       case TransformKind::kC2C:
@@ -182,12 +220,8 @@ class CpuTransformImpl final : public CpuTransform {
     LineWalker walker(shape_of(pass.dst), strides_of(pass.src), strides_of(pass.dst), pass.axis);
     const std::int64_t lines = walker.lines();
     const std::int64_t n = pass.n;
-    const std::size_t plan_buf = pass.complex_plan ? pass.complex_plan->engine.bufsize()
-                                                   : pass.real_plan->engine.bufsize();
-    // Working set of one group: the line data plus the plan's scratch.
-    const std::size_t vector_bytes = (2 * n + plan_buf) * sizeof(Cmplx<Vec>);
-    const bool vectorize = kLanes > 1 && lines >= static_cast<std::int64_t>(kLanes) &&
-                           vector_bytes <= kL2Bytes;
+    const std::size_t plan_buf = std::max(pass.complex.bufsize(), pass.real.bufsize());
+    const bool vectorize = pass.vectorize;
     const std::int64_t group = vectorize ? kLanes : 1;
     const std::int64_t groups = (lines + group - 1) / group;
     const std::int64_t max_tasks = std::max<std::int64_t>(1, lines * n / kMinElementsPerTask);
@@ -195,7 +229,7 @@ class CpuTransformImpl final : public CpuTransform {
         std::min<std::int64_t>({groups, max_tasks, cache.workers().threads()});
     const std::int64_t groups_per_task = (groups + tasks - 1) / tasks;
     const std::size_t scratch_bytes =
-        std::max(vector_bytes, (2 * n + plan_buf) * sizeof(Cmplx<T>));
+        (2 * n + plan_buf) * (vectorize ? sizeof(Cmplx<Vec>) : sizeof(Cmplx<T>));
     const T fct = pass.last ? static_cast<T>(spec_.scale) : T(1);
 
     cache.workers().parallel_for(static_cast<std::size_t>(tasks), [&](std::size_t task) {
@@ -229,45 +263,64 @@ class CpuTransformImpl final : public CpuTransform {
   void transform_lines(const Pass& pass, const void* src, void* dst, const std::int64_t* src_off,
                        const std::int64_t* dst_off, void* scratch, T fct) const {
     const std::int64_t n = pass.n;
-    const std::int64_t src_stride = strides_of(pass.src)[pass.axis];
-    const std::int64_t dst_stride = strides_of(pass.dst)[pass.axis];
+    const std::int64_t ss = strides_of(pass.src)[pass.axis];
+    const std::int64_t ds = strides_of(pass.dst)[pass.axis];
+    alignas(64) T re[lanes], im[lanes];
+    const auto& complex_plan = lanes == 1 ? pass.complex.single : pass.complex.lanes;
+    const auto& real_plan = lanes == 1 ? pass.real.single : pass.real.lanes;
     if (pass.op == LineOp::kComplex) {
-      auto* data = static_cast<Cmplx<V>*>(scratch);
-      auto* work = data + n;
       const auto* s = static_cast<const Cmplx<T>*>(src);
       auto* d = static_cast<Cmplx<T>*>(dst);
-      for (std::int64_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < lanes; ++j) {
-          const Cmplx<T>& x = s[src_off[j] + i * src_stride];
-          set_lane(data[i].r, j, x.r);
-          set_lane(data[i].i, j, x.i);
+      auto* data = static_cast<Cmplx<V>*>(scratch);
+      if constexpr (lanes == 1) {
+        if (ss == 1 && ds == 1) {
+          // Contiguous line: transform in place in the output.
+          if (s + src_off[0] != d + dst_off[0]) std::copy_n(s + src_off[0], n, d + dst_off[0]);
+          complex_plan->engine.exec_copyback(d + dst_off[0], data, fct, spec_.forward);
+          return;
         }
-      const Cmplx<V>* res = pass.complex_plan->engine.exec(data, work, fct, spec_.forward);
-      for (std::int64_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < lanes; ++j)
-          d[dst_off[j] + i * dst_stride] =
-              Cmplx<T>(get_lane<V, T>(res[i].r, j), get_lane<V, T>(res[i].i, j));
+      }
+      for (std::int64_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < lanes; ++j) {
+          const Cmplx<T>& x = s[src_off[j] + i * ss];
+          re[j] = x.r;
+          im[j] = x.i;
+        }
+        data[i].r = load_lanes<V>(re);
+        data[i].i = load_lanes<V>(im);
+      }
+      const Cmplx<V>* res = complex_plan->engine.exec(data, data + n, fct, spec_.forward);
+      for (std::int64_t i = 0; i < n; ++i) {
+        store_lanes(res[i].r, re);
+        store_lanes(res[i].i, im);
+        for (std::size_t j = 0; j < lanes; ++j) d[dst_off[j] + i * ds] = Cmplx<T>(re[j], im[j]);
+      }
       return;
     }
-    auto* data = static_cast<V*>(scratch);
-    auto* work = data + n;
     // pocketfft's real layout ("halfcomplex"): r0, r1, i1, r2, i2, ... [, r_{n/2}].
+    auto* data = static_cast<V*>(scratch);
     if (pass.op == LineOp::kRealToComplex) {
       const auto* s = static_cast<const T*>(src);
       auto* d = static_cast<Cmplx<T>*>(dst);
-      for (std::int64_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < lanes; ++j) set_lane(data[i], j, s[src_off[j] + i * src_stride]);
-      const V* res = pass.real_plan->engine.exec(data, work, fct, true);
+      for (std::int64_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < lanes; ++j) re[j] = s[src_off[j] + i * ss];
+        data[i] = load_lanes<V>(re);
+      }
+      const V* res = real_plan->engine.exec(data, data + n, fct, true);
       // The inverse-sign transform of real data is the conjugate.
       const T sign = spec_.forward ? T(1) : T(-1);
-      for (std::size_t j = 0; j < lanes; ++j) {
-        Cmplx<T>* line = d + dst_off[j];
-        line[0] = Cmplx<T>(get_lane<V, T>(res[0], j), T(0));
-        std::int64_t k = 1;
-        for (; 2 * k < n; ++k)
-          line[k * dst_stride] = Cmplx<T>(get_lane<V, T>(res[2 * k - 1], j),
-                                          sign * get_lane<V, T>(res[2 * k], j));
-        if (2 * k == n) line[k * dst_stride] = Cmplx<T>(get_lane<V, T>(res[n - 1], j), T(0));
+      store_lanes(res[0], re);
+      for (std::size_t j = 0; j < lanes; ++j) d[dst_off[j]] = Cmplx<T>(re[j], T(0));
+      std::int64_t k = 1;
+      for (; 2 * k < n; ++k) {
+        store_lanes(res[2 * k - 1], re);
+        store_lanes(res[2 * k], im);
+        for (std::size_t j = 0; j < lanes; ++j)
+          d[dst_off[j] + k * ds] = Cmplx<T>(re[j], sign * im[j]);
+      }
+      if (2 * k == n) {
+        store_lanes(res[n - 1], re);
+        for (std::size_t j = 0; j < lanes; ++j) d[dst_off[j] + k * ds] = Cmplx<T>(re[j], T(0));
       }
       return;
     }
@@ -277,20 +330,27 @@ class CpuTransformImpl final : public CpuTransform {
     const auto* s = static_cast<const Cmplx<T>*>(src);
     auto* d = static_cast<T*>(dst);
     const T sign = spec_.forward ? T(-1) : T(1);
-    for (std::size_t j = 0; j < lanes; ++j) {
-      const Cmplx<T>* line = s + src_off[j];
-      set_lane(data[0], j, line[0].r);
-      std::int64_t k = 1;
-      for (; 2 * k < n; ++k) {
-        set_lane(data[2 * k - 1], j, line[k * src_stride].r);
-        set_lane(data[2 * k], j, sign * line[k * src_stride].i);
+    for (std::size_t j = 0; j < lanes; ++j) re[j] = s[src_off[j]].r;
+    data[0] = load_lanes<V>(re);
+    std::int64_t k = 1;
+    for (; 2 * k < n; ++k) {
+      for (std::size_t j = 0; j < lanes; ++j) {
+        const Cmplx<T>& x = s[src_off[j] + k * ss];
+        re[j] = x.r;
+        im[j] = sign * x.i;
       }
-      if (2 * k == n) set_lane(data[n - 1], j, line[k * src_stride].r);
+      data[2 * k - 1] = load_lanes<V>(re);
+      data[2 * k] = load_lanes<V>(im);
     }
-    const V* res = pass.real_plan->engine.exec(data, work, fct, false);
-    for (std::int64_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < lanes; ++j)
-        d[dst_off[j] + i * dst_stride] = get_lane<V, T>(res[i], j);
+    if (2 * k == n) {
+      for (std::size_t j = 0; j < lanes; ++j) re[j] = s[src_off[j] + k * ss].r;
+      data[n - 1] = load_lanes<V>(re);
+    }
+    const V* res = real_plan->engine.exec(data, data + n, fct, false);
+    for (std::int64_t i = 0; i < n; ++i) {
+      store_lanes(res[i], re);
+      for (std::size_t j = 0; j < lanes; ++j) d[dst_off[j] + i * ds] = re[j];
+    }
   }
 
   TransformSpec spec_;

@@ -1,5 +1,5 @@
 # The Metal room: kernels (shaders/), planner, emulator and their tests.
-# Included by the top-level CMakeLists.txt after the _core target exists.
+# Included by the top-level CMakeLists.txt after the _core target (if any).
 
 add_library(jax_apple_fft_metal STATIC
   ${CMAKE_CURRENT_LIST_DIR}/emulated_kernels.cc
@@ -16,8 +16,10 @@ set_target_properties(jax_apple_fft_metal PROPERTIES POSITION_INDEPENDENT_CODE O
 # The kernels must keep IEEE semantics here as under `metal -fno-fast-math`.
 target_compile_options(jax_apple_fft_metal PRIVATE -fno-fast-math)
 
-target_sources(_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/emulator_bindings.cc)
-target_link_libraries(_core PRIVATE jax_apple_fft_metal)
+if(TARGET _core)
+  target_sources(_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/emulator_bindings.cc)
+  target_link_libraries(_core PRIVATE jax_apple_fft_metal)
+endif()
 
 if(JAX_APPLE_FFT_CXX_TESTS)
   add_executable(metal_emulator_tests

@@ -16,8 +16,6 @@ namespace {
 
 constexpr std::uint32_t kMaxThreadsPerGroup = 1024;
 
-}  // namespace
-
 // One threadgroup slot: its memory and the barrier its threads share.
 struct Slot {
   explicit Slot(std::uint32_t threads, std::size_t elements)
@@ -29,6 +27,8 @@ struct Slot {
   metal_emulator::ThreadgroupBarrier barrier;
   std::vector<shaders::float2> memory;
 };
+
+}  // namespace
 
 struct MetalEmulator::Job {
   Job(shaders::KernelFunction kernel_, const EmulatorBuffers& buffers_,
