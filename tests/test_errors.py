@@ -253,7 +253,7 @@ def test_primitive_rejects_inconsistent_parameters():
     """The primitive's own shape rule guards against misuse of fft_p."""
     from jax_apple_fft.primitive import TransformKind, fft_p
 
-    params = dict(forward=True, scale=1.0, backend="cpu", cache=af.default_cache())
+    params = {"forward": True, "scale": 1.0, "backend": "cpu", "cache": af.default_cache()}
     with pytest.raises(ValueError):
         fft_p.bind(jnp.zeros((4, 6), jnp.complex64), kind=TransformKind.C2C, axes=(1,),
                    lengths=(5,), **params)

@@ -15,7 +15,6 @@ from fft_testing import (
     COMPLEX_TO_REAL,
     NORMS,
     ONE_D,
-    REAL_INPUT,
     assert_matches,
     call,
     expected_dtype,
@@ -210,16 +209,22 @@ def test_fftn_empty_axes_returns_complex_input(rng):
 # Empty batches
 # --------------------------------------------------------------------------
 
+ZERO_BATCH_CASES = (
+    [(name, (0, 8), {}) for name in ONE_D]
+    + [(name, (0, 8), {"axes": (-1,)}) for name in ("fftn", "ifftn", "rfftn", "irfftn")]
+    + [(name, (0, 4, 6), {}) for name in ONE_D]
+    + [(name, (0, 4, 6), {"axes": (1, 2)}) for name in ("fftn", "ifftn", "rfftn", "irfftn")]
+    + [(name, (0, 4, 6), {}) for name in ("fft2", "ifft2", "rfft2", "irfft2")]
+)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize(
-    "name", ONE_D + ("fftn", "ifftn", "rfftn", "irfftn", "fft2", "ifft2", "rfft2", "irfft2"))
-def test_zero_size_batch(name, dtype, rng):
+@pytest.mark.parametrize("name,shape,kwargs", ZERO_BATCH_CASES,
+                         ids=[f"{n}-{s}-{k}" for n, s, k in ZERO_BATCH_CASES])
+def test_zero_size_batch(name, shape, kwargs, dtype, rng):
     """A batch dimension of size 0 gives an empty result of numpy's shape."""
     with precision(dtype):
-        x = input_for(name, rng, (0, 4, 6), dtype)
-        kwargs = {}
-        if name in ("fftn", "ifftn", "rfftn", "irfftn"):
-            kwargs["axes"] = (1, 2)
+        x = input_for(name, rng, shape, dtype)
         eager = call(name, x, **kwargs)
         jitted = jax.jit(lambda v: call(name, v, **kwargs))(x)
         expected = numpy_reference(name, x, **kwargs)
@@ -250,9 +255,9 @@ PROMOTION_CASES = [
     (np.float32, False, np.complex64),
     (np.float64, False, np.complex64),    # without x64 JAX has no float64
     (np.complex64, False, np.complex64),
-    (np.int32, True, np.complex128),      # integers become the default float
-    (np.int64, True, np.complex128),
-    (np.bool_, True, np.complex128),
+    (np.int32, True, np.complex64),       # as jax.numpy.fft: integers narrower
+    (np.int64, True, np.complex128),      # than 64 bits become float32
+    (np.bool_, True, np.complex64),
     (np.float32, True, np.complex64),     # float32 stays single precision
     (np.float64, True, np.complex128),
     (np.complex64, True, np.complex64),
@@ -308,3 +313,13 @@ def test_frequency_helpers(n):
     np.testing.assert_array_equal(af.fftshift(x), np.fft.fftshift(x))
     np.testing.assert_array_equal(af.ifftshift(x, axes=1), np.fft.ifftshift(x, axes=1))
     np.testing.assert_array_equal(af.ifftshift(af.fftshift(x)), x)
+
+
+def test_numpy_integer_sizes_and_axes(rng):
+    """n, s and axes accept numpy integers and sequences, as numpy does."""
+    x = make_input(rng, (4, 6), "float32", complex_=True)
+    x128 = x.astype(np.complex128)
+    out = af.fft(x, n=np.int64(9), axis=np.int32(0))
+    assert_matches(out, np.fft.fft(x128, n=9, axis=0), np.complex64, 9)
+    out = af.fftn(x, s=np.array([3, 8]), axes=[1, 0])
+    assert_matches(out, np.fft.fftn(x128, s=[3, 8], axes=[1, 0]), np.complex64, 24)

@@ -112,6 +112,20 @@ CacheStats PlanCache::stats() const {
   return s;
 }
 
+std::shared_ptr<void> PlanCache::resident(const std::string& name,
+                                          const std::function<std::shared_ptr<void>()>& make) {
+  std::lock_guard<std::mutex> lock(resident_mutex_);
+  std::shared_ptr<void>& slot = resident_[name];
+  if (!slot) slot = make();
+  return slot;
+}
+
+std::shared_ptr<void> PlanCache::find_resident(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(resident_mutex_);
+  auto it = resident_.find(name);
+  return it == resident_.end() ? nullptr : it->second;
+}
+
 void PlanCache::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   while (!recency_.empty()) evict_locked(entries_.find(recency_.back()));

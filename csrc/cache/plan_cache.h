@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -81,6 +82,13 @@ class PlanCache {
   void close();
   bool closed() const { return closed_.load(std::memory_order_acquire); }
 
+  // A backend's long-lived object (the Metal device context): one per name,
+  // built by `make` on first use, never evicted, released with the cache.
+  std::shared_ptr<void> resident(const std::string& name,
+                                 const std::function<std::shared_ptr<void>()>& make);
+  // The resident object called `name`, or null if it was never built.
+  std::shared_ptr<void> find_resident(const std::string& name) const;
+
   const CacheLimits& limits() const { return limits_; }
   WorkerPool& workers() { return workers_; }
   ScratchArena& scratch() { return scratch_; }
@@ -114,6 +122,8 @@ class PlanCache {
   CacheStats counters_;  // hits, misses, builds, failed_builds, waits, evictions
   WorkerPool workers_;
   ScratchArena scratch_;
+  mutable std::mutex resident_mutex_;  // separate: building a context can be slow
+  std::unordered_map<std::string, std::shared_ptr<void>> resident_;
 };
 
 }  // namespace jax_apple_fft

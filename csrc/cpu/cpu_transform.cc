@@ -91,7 +91,6 @@ inline void store_lanes(const V& v, T* values) {
 
 template <class T>
 class CpuTransformImpl final : public CpuTransform {
-  using Vec = typename ducc::simd_select<T, ducc::native_simd<T>::size()>::type;
   static constexpr std::size_t kLanes = ducc::native_simd<T>::size();
   using ComplexPlan = LinePlan<ComplexEngine<T>>;
   using RealPlan = LinePlan<RealEngine<T>>;
@@ -113,29 +112,51 @@ class CpuTransformImpl final : public CpuTransform {
     std::int64_t n;  // transform length (the real length for real ops)
     Buffer src, dst;
     bool last = false;
-    bool vectorize = false;  // lines go through SIMD lanes, kLanes at a time
+    std::size_t lanes = 1;  // lines transformed at once, one per SIMD lane
     Plans<ComplexPlan> complex;
     Plans<RealPlan> real;
   };
 
-  // Fills in how a pass walks its lines and the plans that layout needs.
+  // SIMD widths pocketfft can run: kLanes, kLanes / 2, kLanes / 4 (and 1).
+  static constexpr bool lane_width_exists(std::size_t lanes) {
+    if (lanes == 1) return true;
+    if (lanes == kLanes) return kLanes > 1;
+    if (lanes == kLanes / 2 && kLanes / 2 > 1) return ducc::simd_exists<T, kLanes / 2>;
+    if (lanes == kLanes / 4 && kLanes / 4 > 1) return ducc::simd_exists<T, kLanes / 4>;
+    return false;
+  }
+
+  // Chooses how many lines a pass runs per SIMD vector, and gets the plans
+  // that layout needs. Contiguous lines use the widest group whose data and
+  // scratch (about 3n values per lane) stay in L2; strided lines always use
+  // full vectors, whose gathers then read whole cache lines (pocketfft's own
+  // rule in its N-d driver).
   template <class Engine, class Plan>
-  static Plans<Plan> plans_for(Pass& pass, std::int64_t lines, bool real, PlanCache& cache) {
+  Plans<Plan> plans_for(Pass& pass, std::int64_t lines, bool real, PlanCache& cache) const {
     const std::int64_t n = pass.n;
-    // A group of kLanes lines and its scratch (about 3n vectors) should stay in L2.
-    pass.vectorize = kLanes > 1 && lines >= static_cast<std::int64_t>(kLanes) &&
-                     3 * n * sizeof(Cmplx<Vec>) <= kL2Bytes;
-    const bool leftover_lines = !pass.vectorize || lines % static_cast<std::int64_t>(kLanes) != 0;
+    const bool contiguous =
+        strides_of(pass.src)[pass.axis] == 1 && strides_of(pass.dst)[pass.axis] == 1;
+    std::size_t lanes = kLanes;
+    auto too_big = [&](std::size_t l) {
+      return contiguous && 3 * static_cast<std::size_t>(n) * l * sizeof(Cmplx<T>) > kL2Bytes;
+    };
+    while (lanes > 1 && (too_big(lanes) || lines < static_cast<std::int64_t>(lanes) ||
+                         !lane_width_exists(lanes)))
+      lanes /= 2;
+    pass.lanes = lanes;
+    const bool leftover_lines = lines % static_cast<std::int64_t>(lanes) != 0 || lanes == 1;
     // pocketfft's own rule for when in-line vectorisation pays.
     const bool long_line = n >= 300 && n % 4 == 0;
     Plans<Plan> plans;
-    if (pass.vectorize) plans.lanes = get_line_plan<Engine, T>(cache, real, n, false);
+    if (lanes > 1) plans.lanes = get_line_plan<Engine, T>(cache, real, n, false);
     if (leftover_lines) plans.single = get_line_plan<Engine, T>(cache, real, n, long_line);
     return plans;
   }
 
  public:
-  CpuTransformImpl(const TransformSpec& spec, PlanCache& cache) : spec_(spec) {
+  CpuTransformImpl(const TransformSpec& spec, PlanCache& cache)
+      : spec_(spec), in_strides_(dense_strides(spec.in_shape)),
+        out_strides_(dense_strides(spec.out_shape)) {
     if (spec.empty()) return;  // nothing to plan
     const std::int64_t real_axis = spec.axes.back();
     auto lines_of = [&](std::int64_t axis, Buffer dst) {
@@ -174,8 +195,6 @@ class CpuTransformImpl final : public CpuTransform {
         break;
     }
     passes_.back().last = true;
-    in_strides_ = dense_strides(spec.in_shape);
-    out_strides_ = dense_strides(spec.out_shape);
   }
 
   const TransformSpec& spec() const override { return spec_; }
@@ -221,15 +240,13 @@ class CpuTransformImpl final : public CpuTransform {
     const std::int64_t lines = walker.lines();
     const std::int64_t n = pass.n;
     const std::size_t plan_buf = std::max(pass.complex.bufsize(), pass.real.bufsize());
-    const bool vectorize = pass.vectorize;
-    const std::int64_t group = vectorize ? kLanes : 1;
+    const std::int64_t group = static_cast<std::int64_t>(pass.lanes);
     const std::int64_t groups = (lines + group - 1) / group;
     const std::int64_t max_tasks = std::max<std::int64_t>(1, lines * n / kMinElementsPerTask);
     const std::int64_t tasks =
         std::min<std::int64_t>({groups, max_tasks, cache.workers().threads()});
     const std::int64_t groups_per_task = (groups + tasks - 1) / tasks;
-    const std::size_t scratch_bytes =
-        (2 * n + plan_buf) * (vectorize ? sizeof(Cmplx<Vec>) : sizeof(Cmplx<T>));
+    const std::size_t scratch_bytes = (2 * n + plan_buf) * pass.lanes * sizeof(Cmplx<T>);
     const T fct = pass.last ? static_cast<T>(spec_.scale) : T(1);
 
     cache.workers().parallel_for(static_cast<std::size_t>(tasks), [&](std::size_t task) {
@@ -239,23 +256,43 @@ class CpuTransformImpl final : public CpuTransform {
       ScratchArena::Lease scratch = cache.scratch().acquire(scratch_bytes);
       LineWalker w = walker;
       w.seek(first);
+      const Range range{pass, src, dst, scratch.data(), fct};
       std::int64_t line = first;
-      std::int64_t src_off[kLanes], dst_off[kLanes];
-      if (vectorize) {
-        for (; line + group <= end; line += group) {
-          for (std::size_t j = 0; j < kLanes; ++j, w.next()) {
-            src_off[j] = w.src();
-            dst_off[j] = w.dst();
-          }
-          transform_lines<Vec, kLanes>(pass, src, dst, src_off, dst_off, scratch.data(), fct);
-        }
-      }
-      for (; line < end; ++line, w.next()) {
-        src_off[0] = w.src();
-        dst_off[0] = w.dst();
-        transform_lines<T, 1>(pass, src, dst, src_off, dst_off, scratch.data(), fct);
-      }
+      if (pass.lanes == kLanes) line = run_groups<kLanes>(range, w, line, end);
+      if (pass.lanes == kLanes / 2) line = run_groups<kLanes / 2>(range, w, line, end);
+      if (pass.lanes == kLanes / 4) line = run_groups<kLanes / 4>(range, w, line, end);
+      run_groups<1>(range, w, line, end);
     });
+  }
+
+  // What one task needs to transform its range of lines.
+  struct Range {
+    const Pass& pass;
+    const void* src;
+    void* dst;
+    void* scratch;
+    T fct;
+  };
+
+  // Transforms lines [line, end) `lanes` at a time while whole groups remain;
+  // returns the first line not done.
+  template <std::size_t lanes>
+  std::int64_t run_groups(const Range& r, LineWalker& w, std::int64_t line,
+                          std::int64_t end) const {
+    if constexpr (lanes == 0 || !lane_width_exists(lanes)) {
+      return line;
+    } else {
+      using V = std::conditional_t<lanes == 1, T, typename ducc::simd_select<T, lanes>::type>;
+      std::int64_t src_off[lanes], dst_off[lanes];
+      for (; line + static_cast<std::int64_t>(lanes) <= end; line += lanes) {
+        for (std::size_t j = 0; j < lanes; ++j, w.next()) {
+          src_off[j] = w.src();
+          dst_off[j] = w.dst();
+        }
+        transform_lines<V, lanes>(r.pass, r.src, r.dst, src_off, dst_off, r.scratch, r.fct);
+      }
+      return line;
+    }
   }
 
   // Transforms `lanes` lines at once (V is T or a SIMD vector of T).

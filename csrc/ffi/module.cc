@@ -6,14 +6,17 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "cache/plan_cache.h"
 #include "cpu/cpu_transform.h"
 #include "ffi/cache_handles.h"
 #include "ffi/cpu_target.h"
+#include "ffi/metal_target.h"
 #include "ffi/spec_from_attributes.h"
 #include "metal/emulator_bindings.h"
+#include "metal/metal_executors.h"
 
 namespace nb = nanobind;
 
@@ -56,6 +59,22 @@ nb::dict stats_as_dict(const CacheStats& s) {
   return d;
 }
 
+// Transfer counters of each Metal executor this cache has built.
+nb::dict metal_stats_as_dict(const PlanCache& cache) {
+  nb::dict d;
+  for (auto [name, kind] : {std::pair{"metal", MetalExecutorKind::apple},
+                            std::pair{"metal-emulated", MetalExecutorKind::emulator}}) {
+    auto stats = metal_transfer_stats(cache, kind);
+    if (!stats) continue;
+    nb::dict e;
+    e["calls"] = stats->calls;
+    e["bytes_wrapped"] = stats->bytes_wrapped;
+    e["bytes_staged"] = stats->bytes_staged;
+    d[name] = e;
+  }
+  return d;
+}
+
 }  // namespace
 }  // namespace jax_apple_fft
 
@@ -75,6 +94,7 @@ NB_MODULE(_core, m) {
       .def_prop_ro("max_bytes", [](PyPlanCache& c) { return c.cache().limits().max_bytes; })
       .def_prop_ro("closed", [](PyPlanCache& c) { return c.cache().closed(); })
       .def("stats", [](PyPlanCache& c) { return stats_as_dict(c.cache().stats()); })
+      .def("metal_stats", [](PyPlanCache& c) { return metal_stats_as_dict(c.cache()); })
       .def("clear", [](PyPlanCache& c) { c.cache().clear(); },
            nb::call_guard<nb::gil_scoped_release>())
       .def("close", [](PyPlanCache& c) { c.cache().close(); },
@@ -100,6 +120,31 @@ NB_MODULE(_core, m) {
     nb::dict d;
     d["instantiate"] = nb::capsule(CpuInstantiateHandler());
     d["execute"] = nb::capsule(CpuExecuteHandler());
+    return d;
+  });
+  m.def("metal_handlers", [] {
+    nb::dict d;
+    d["instantiate"] = nb::capsule(MetalInstantiateHandler());
+    d["execute"] = nb::capsule(MetalExecuteHandler());
+    return d;
+  });
+  m.def("metal_call_site_state_type", [] {
+    nb::dict d;
+    d["type_id"] = nb::capsule(reinterpret_cast<void*>(MetalCallSiteStateTypeId()));
+    d["type_info"] = nb::capsule(
+        reinterpret_cast<void*>(const_cast<XLA_FFI_TypeInfo*>(MetalCallSiteStateTypeInfo())));
+    return d;
+  });
+  m.def("apple_metal_status", [] {
+    AppleMetalStatus status;
+    {
+      nb::gil_scoped_release release;
+      status = apple_metal_status();
+    }
+    nb::dict d;
+    d["available"] = status.available;
+    d["reason"] = status.reason;
+    d["library"] = status.library;
     return d;
   });
   m.def("call_site_state_type", [] {

@@ -3,8 +3,7 @@
 #include "metal/metal_compat.h"
 
 namespace jax_apple_fft::shaders {
-#include "fft_real.metal"
-#include "fft_stockham.metal"
+#include "fft_library.metal"
 }  // namespace jax_apple_fft::shaders
 
 namespace jax_apple_fft::metal_emulator {

@@ -10,6 +10,7 @@
 
 #include "metal/metal_emulator.h"
 #include "metal/metal_planner.h"
+#include "metal/shader_source.h"
 
 namespace nb = nanobind;
 
@@ -128,6 +129,13 @@ void bind_metal_emulator(nb::module_& m) {
       nb::arg("inner_count"), nb::arg("in_strides"), nb::arg("out_strides"), nb::arg("scale"),
       "Plans a Metal FFT. kind: 0 C2C, 1 R2C, 2 C2R; strides are (element, inner, outer) "
       "in units of each side's element type.");
+
+  m.def(
+      "metal_library_source",
+      [](const std::string& main_file) { return amalgamated_shader_source(main_file); },
+      nb::arg("main_file"),
+      "The kernel library as the one text a Mac compiles at run time when no .metallib "
+      "was built.");
 
   nb::class_<MetalEmulator>(m, "MetalEmulator",
                             "Runs Metal plans on the CPU, one OS thread per GPU thread.")

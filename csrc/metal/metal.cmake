@@ -1,13 +1,19 @@
-# The Metal room: kernels (shaders/), planner, emulator and their tests.
+# The Metal room: kernels (shaders/), planner, executors and their tests.
 # Included by the top-level CMakeLists.txt after the _core target (if any).
+# The emulator executor builds everywhere; on macOS the Apple executor, the
+# .metallib (when the Metal toolchain exists) and the kernel sources join it.
 
 add_library(jax_apple_fft_metal STATIC
   ${CMAKE_CURRENT_LIST_DIR}/emulated_kernels.cc
+  ${CMAKE_CURRENT_LIST_DIR}/emulator_executor.cc
   ${CMAKE_CURRENT_LIST_DIR}/emulator_threadgroup.cc
   ${CMAKE_CURRENT_LIST_DIR}/metal_emulator.cc
+  ${CMAKE_CURRENT_LIST_DIR}/metal_executors.cc
   ${CMAKE_CURRENT_LIST_DIR}/metal_plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/metal_planner.cc
+  ${CMAKE_CURRENT_LIST_DIR}/metal_program.cc
   ${CMAKE_CURRENT_LIST_DIR}/metal_tables.cc
+  ${CMAKE_CURRENT_LIST_DIR}/shader_source.cc
 )
 target_include_directories(jax_apple_fft_metal PUBLIC
   ${PROJECT_SOURCE_DIR}/csrc ${PROJECT_SOURCE_DIR}/shaders)
@@ -16,8 +22,14 @@ set_target_properties(jax_apple_fft_metal PROPERTIES POSITION_INDEPENDENT_CODE O
 # The kernels must keep IEEE semantics here as under `metal -fno-fast-math`.
 target_compile_options(jax_apple_fft_metal PRIVATE -fno-fast-math)
 
+if(APPLE)
+  include(${CMAKE_CURRENT_LIST_DIR}/apple/apple.cmake)
+endif()
+
 if(TARGET _core)
-  target_sources(_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/emulator_bindings.cc)
+  target_sources(_core PRIVATE
+    ${CMAKE_CURRENT_LIST_DIR}/emulator_bindings.cc
+    ${PROJECT_SOURCE_DIR}/csrc/ffi/metal_target.cc)
   target_link_libraries(_core PRIVATE jax_apple_fft_metal)
 endif()
 

@@ -49,17 +49,15 @@ def check_cache(cache: PlanCache | None) -> PlanCache:
 
 def as_input_array(a, *, real: bool, name: str) -> jax.Array:
     """Converts to the dtype the transform computes in, as jax.numpy.fft does:
-    integers and bools become the default float; real input to a complex
-    transform becomes complex."""
+    64-bit numbers (only present with jax_enable_x64) compute in double
+    precision, everything else (narrower integers, bools, float16) in single;
+    real input to a complex transform becomes complex."""
     x = jnp.asarray(a)
     is_complex = jnp.issubdtype(x.dtype, jnp.complexfloating)
     if real and is_complex:
         raise TypeError(f"{name} needs real input, got {x.dtype}; "
                         f"use the complex transform for complex data")
-    double = x.dtype in (jnp.float64, jnp.complex128) or (
-        not jnp.issubdtype(x.dtype, jnp.inexact)
-        and jax.dtypes.canonicalize_dtype(np.float64) == np.float64
-    )
+    double = x.dtype == jnp.complex128 or (not is_complex and x.dtype.itemsize == 8)
     if real:
         return x.astype(jnp.float64 if double else jnp.float32)
     return x.astype(jnp.complex128 if double else jnp.complex64)
@@ -86,8 +84,9 @@ def resolve_lengths(
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """numpy's rules for `s` and `axes`: returns (axes, transform lengths).
 
-    `s` entries of None or -1 keep the input's size; for a complex-to-real
-    transform the last length defaults to 2 * (m - 1) for m input points.
+    An `s` entry of -1 takes the input's size m along its axis; None (or no
+    `s`) takes the default length, which is m too except for the last axis
+    of a complex-to-real transform: 2 * (m - 1).
     """
     ndim = len(shape)
     if s is not None:
@@ -103,7 +102,9 @@ def resolve_lengths(
         raise ValueError("Shape and axes have different lengths.")
     lengths = []
     for i, (axis, n) in enumerate(zip(axes, s)):
-        if n is None or n == -1:
+        if n == -1:
+            n = shape[axis]
+        elif n is None:
             n = shape[axis]
             if complex_to_real and i == len(axes) - 1:
                 n = 2 * (n - 1)

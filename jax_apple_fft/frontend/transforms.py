@@ -30,7 +30,7 @@ Norm = str | None
 def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse):
     """The shared path: check arguments, fit the input, bind the primitive."""
     norm = arguments.check_norm(norm)
-    backend = resolve_backend(backend)
+    resolve_backend(backend)  # unknown or unavailable backends fail before any work
     cache = arguments.check_cache(cache)
     x = arguments.as_input_array(a, real=kind == TransformKind.R2C, name=name)
     complex_to_real = kind == TransformKind.C2R
@@ -44,6 +44,7 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse):
         input_lengths[-1] = lengths[-1] // 2 + 1
     x = arguments.fit_to_lengths(x, axes, input_lengths)
     scale = arguments.norm_scale(norm, math.prod(lengths), inverse)
+    backend = resolve_backend(backend, x.dtype, x.size)  # "auto" depends on dtype and size
     return transform(x, kind=kind, forward=forward, axes=axes, lengths=lengths,
                      scale=scale, backend=backend, cache=cache)
 

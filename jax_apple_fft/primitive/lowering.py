@@ -1,33 +1,66 @@
-"""Lowering to the backend's XLA FFI target, with typed attributes."""
+"""Lowering to the backend's XLA FFI target, with typed attributes.
+
+"cpu" lowers to the CPU target. "metal" and "metal-emulated" lower to the
+one Metal target; its `executor` attribute picks the Apple GPU (0) or the
+emulator (1), so the test backend runs the very handler a Mac runs.
+"""
 
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax.interpreters import mlir
 
-from jax_apple_fft.primitive.definition import fft_p, is_double
+from jax_apple_fft.primitive.definition import TransformKind, fft_p, is_double
 from jax_apple_fft.runtime import registration
 
+_METAL_EXECUTORS = {"metal": 0, "metal-emulated": 1}
 
-def _lower(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache):
-    if backend != "cpu":
-        raise NotImplementedError(f"no lowering for backend {backend!r} in this build")
-    registration.ensure_registered()
-    (aval,) = ctx.avals_in
-    precision = 1 if is_double(aval.dtype) else 0
-    return jax.ffi.ffi_lowering(registration.CPU_TARGET)(
-        ctx,
-        x,
+
+def _attributes(aval, *, kind, forward, axes, lengths, scale, cache):
+    return dict(
         kind=np.int32(kind),
         forward=bool(forward),
-        precision=np.int32(precision),
+        precision=np.int32(1 if is_double(aval.dtype) else 0),
         in_shape=np.asarray(aval.shape, dtype=np.int64),
         axes=np.asarray(axes, dtype=np.int64),
         lengths=np.asarray(lengths, dtype=np.int64),
         scale=np.float64(scale),
         cache=np.uint64(cache.handle),
     )
+
+
+def _lower_metal(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache):
+    params = dict(axes=axes, lengths=lengths, scale=scale, backend=backend, cache=cache)
+    # The Metal kernels run R2C forward and C2R inverse only. The other signs
+    # (ihfft, hfft, and the transposes of real transforms) follow from
+    # conjugation, since the real side is its own conjugate.
+    if kind == TransformKind.R2C and not forward:
+        flipped = lambda v: jnp.conj(fft_p.bind(v, kind=kind, forward=True, **params))
+        return mlir.lower_fun(flipped, multiple_results=False)(ctx, x)
+    if kind == TransformKind.C2R and forward:
+        flipped = lambda v: fft_p.bind(jnp.conj(v), kind=kind, forward=False, **params)
+        return mlir.lower_fun(flipped, multiple_results=False)(ctx, x)
+    registration.ensure_metal_registered()
+    (aval,) = ctx.avals_in
+    return jax.ffi.ffi_lowering(registration.METAL_TARGET)(
+        ctx, x, executor=np.int32(_METAL_EXECUTORS[backend]),
+        **_attributes(aval, kind=kind, forward=forward, axes=axes, lengths=lengths, scale=scale,
+                      cache=cache))
+
+
+def _lower(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache):
+    if backend in _METAL_EXECUTORS:
+        return _lower_metal(ctx, x, kind=kind, forward=forward, axes=axes, lengths=lengths,
+                            scale=scale, backend=backend, cache=cache)
+    if backend != "cpu":
+        raise NotImplementedError(f"no lowering for backend {backend!r} in this build")
+    registration.ensure_registered()
+    (aval,) = ctx.avals_in
+    return jax.ffi.ffi_lowering(registration.CPU_TARGET)(
+        ctx, x, **_attributes(aval, kind=kind, forward=forward, axes=axes, lengths=lengths,
+                              scale=scale, cache=cache))
 
 
 mlir.register_lowering(fft_p, _lower, platform="cpu")

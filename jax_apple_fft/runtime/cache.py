@@ -11,7 +11,7 @@ import jax
 
 from jax_apple_fft import _core
 
-__all__ = ["CacheStats", "PlanCache", "default_cache"]
+__all__ = ["CacheStats", "MetalTransferStats", "PlanCache", "default_cache"]
 
 DEFAULT_MAX_ENTRIES = 256
 DEFAULT_MAX_BYTES = 256 << 20
@@ -48,6 +48,20 @@ class CacheStats:
     evicted_in_use: int
     evicted_in_use_bytes: int
     transient_scratch: int
+
+
+@dataclasses.dataclass(frozen=True)
+class MetalTransferStats:
+    """How a Metal executor bound the caller's tensors, summed over calls.
+
+    ``bytes_wrapped`` were bound in place (on a Mac: the page-rounded ranges
+    wrapped without a copy); ``bytes_staged`` were copied because wrapping
+    failed, and should stay zero.
+    """
+
+    calls: int
+    bytes_wrapped: int
+    bytes_staged: int
 
 
 class PlanCache:
@@ -103,6 +117,16 @@ class PlanCache:
 
     def stats(self) -> CacheStats:
         return CacheStats(**self._native.stats())
+
+    def metal_stats(self) -> dict[str, MetalTransferStats]:
+        """How each Metal executor this cache has run reached the tensors.
+
+        Keyed by backend ("metal", "metal-emulated"); an executor appears once
+        a computation using it has been compiled with this cache. Metal plans
+        and pipelines are ordinary entries of :meth:`stats`.
+        """
+        return {name: MetalTransferStats(**counters)
+                for name, counters in self._native.metal_stats().items()}
 
     def clear(self) -> None:
         """Drops every plan and idle scratch buffer (plans in use stay alive)."""

@@ -1,0 +1,85 @@
+#include "metal/emulator_executor.h"
+
+#include <stdexcept>
+
+#include "cache/plan_cache.h"
+#include "metal/emulated_kernels.h"
+#include "metal/metal_program.h"
+
+namespace jax_apple_fft {
+namespace {
+
+class EmulatedPipeline final : public MetalPipeline {
+ public:
+  explicit EmulatedPipeline(shaders::KernelFunction f) : function(f) {}
+  std::size_t bytes() const override { return sizeof(*this); }
+  const shaders::KernelFunction function;
+};
+
+}  // namespace
+
+std::shared_ptr<const MetalPipeline> EmulatorExecutor::build_pipeline(const std::string& kernel) {
+  shaders::KernelFunction function = metal_emulator::find_kernel(kernel);
+  if (function == nullptr) throw std::invalid_argument("no emulated kernel named " + kernel);
+  return std::make_shared<EmulatedPipeline>(function);
+}
+
+void EmulatorExecutor::run(const MetalProgram& program, const void* input, void* output,
+                           PlanCache& cache) {
+  count_call();
+  if (program.steps.empty()) return;
+  // The caller's buffers are bound in place, as the Apple executor wraps them.
+  count_wrapped(program.input_bytes + program.output_bytes);
+  ScratchArena::Lease work = cache.scratch().acquire(program.workspace_bytes());
+  char* intermediate = work.as<char>();
+  char* scratch = intermediate + program.scratch_offset();
+  auto tensor = [&](MetalTensor t) -> char* {
+    switch (t) {
+      case MetalTensor::input:
+        return const_cast<char*>(static_cast<const char*>(input));
+      case MetalTensor::output:
+        return static_cast<char*>(output);
+      case MetalTensor::intermediate:
+        return intermediate;
+    }
+    return nullptr;
+  };
+  for (const MetalStep& step : program.steps) {
+    const MetalPlan& plan = *step.plan;
+    auto base = [&](MetalBuffer buffer) -> char* {
+      switch (buffer) {
+        case MetalBuffer::input:
+          return tensor(step.source);
+        case MetalBuffer::output:
+          return tensor(step.destination);
+        case MetalBuffer::scratch:
+          return scratch;
+        case MetalBuffer::tables:
+          return reinterpret_cast<char*>(const_cast<shaders::float2*>(plan.tables.data()));
+      }
+      return nullptr;
+    };
+    for (std::size_t i = 0; i < plan.dispatches.size(); ++i) {
+      const MetalDispatch& d = plan.dispatches[i];
+      void* bound[kMetalParamsIndex] = {};
+      for (const MetalBinding& b : d.bindings) {
+        if (b.index >= kMetalParamsIndex) throw MetalExecutionError("binding index out of range");
+        bound[b.index] = base(b.buffer) + b.offset_bytes;
+      }
+      EmulatorBuffers buffers;
+      buffers.in = static_cast<const float*>(bound[0]);
+      buffers.out = static_cast<float*>(bound[1]);
+      buffers.twiddles = static_cast<const shaders::float2*>(bound[2]);
+      buffers.pre = static_cast<const shaders::float2*>(bound[3]);
+      buffers.post = static_cast<const shaders::float2*>(bound[4]);
+      buffers.post_fine = static_cast<const shaders::float2*>(bound[5]);
+      const auto& pipeline = static_cast<const EmulatedPipeline&>(*step.pipelines[i]);
+      emulator_.dispatch(pipeline.function, buffers, d.params,
+                         EmulatorGrid{d.threadgroups[0] * d.threadgroups[1] * d.threadgroups[2],
+                                      d.threads[0] * d.threads[1] * d.threads[2],
+                                      d.threadgroup_memory_bytes});
+    }
+  }
+}
+
+}  // namespace jax_apple_fft

@@ -1,0 +1,70 @@
+// What runs a Metal program: the Apple GPU or the emulator, behind one interface.
+//
+// An executor is a PlanCache's resident object (see metal_executors.h): it
+// owns the device side of the backend (Metal device, queue, library; or the
+// emulator's threads) and counts how it reached the caller's tensors.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "cache/cached_plan.h"
+
+namespace jax_apple_fft {
+
+struct MetalProgram;
+class PlanCache;
+
+enum class MetalExecutorKind : std::int32_t { apple = 0, emulator = 1 };
+
+// A kernel made ready to dispatch (a compute pipeline state on a Mac). Kept
+// in the PlanCache like a plan, so it is counted and shared by call sites.
+class MetalPipeline : public CachedPlan {};
+
+// The GPU (or the emulator) reported a failure while running a program.
+class MetalExecutionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// How an executor reached the caller's tensors, summed over every call.
+// Wrapped bytes were bound in place (page-rounded on a Mac); staged bytes
+// were copied because wrapping failed. Staged bytes should stay zero.
+struct MetalTransferStats {
+  std::uint64_t calls = 0;
+  std::uint64_t bytes_wrapped = 0;
+  std::uint64_t bytes_staged = 0;
+};
+
+class MetalExecutor {
+ public:
+  virtual ~MetalExecutor() = default;
+
+  virtual MetalExecutorKind kind() const = 0;
+  // Throws if `kernel` cannot be built; the PlanCache reports it as a PlanBuildError.
+  virtual std::shared_ptr<const MetalPipeline> build_pipeline(const std::string& kernel) = 0;
+  // Runs every step of `program` and returns when all of its work is done.
+  // Scratch and intermediates come from the cache's scratch arena.
+  virtual void run(const MetalProgram& program, const void* input, void* output,
+                   PlanCache& cache) = 0;
+
+  MetalTransferStats transfer_stats() const {
+    return {calls_.load(std::memory_order_relaxed), wrapped_.load(std::memory_order_relaxed),
+            staged_.load(std::memory_order_relaxed)};
+  }
+
+ protected:
+  void count_call() { calls_.fetch_add(1, std::memory_order_relaxed); }
+  void count_wrapped(std::uint64_t bytes) { wrapped_.fetch_add(bytes, std::memory_order_relaxed); }
+  void count_staged(std::uint64_t bytes) { staged_.fetch_add(bytes, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint64_t> calls_{0};
+  std::atomic<std::uint64_t> wrapped_{0};
+  std::atomic<std::uint64_t> staged_{0};
+};
+
+}  // namespace jax_apple_fft
