@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "ffi/cache_handles.h"
+#include "ffi/call_site.h"
 #include "ffi/spec_from_attributes.h"
 #include "metal/metal_executors.h"
 #include "metal/metal_program.h"
@@ -30,69 +30,43 @@ struct MetalCallSiteState {
 ffi::TypeId MetalCallSiteState::id = {};
 constexpr XLA_FFI_TypeInfo kMetalCallSiteStateInfo = ffi::MakeTypeInfo<MetalCallSiteState>();
 
-ffi::Error failure(ffi::ErrorCode code, const std::string& message) {
-  return ffi::Error(code, "jax_apple_fft (Metal): " + message);
-}
+constexpr const char* kPrefix = "jax_apple_fft (Metal): ";
 
 ffi::ErrorOr<std::unique_ptr<MetalCallSiteState>> Instantiate(
     MetalExecutorKind executor, TransformKind kind, bool forward, Precision precision,
     ffi::Span<const std::int64_t> in_shape, ffi::Span<const std::int64_t> axes,
     ffi::Span<const std::int64_t> lengths, double scale, std::uint64_t cache_handle) {
-  auto state = std::make_unique<MetalCallSiteState>();
-  state->cache = CacheHandles::table().find(cache_handle);
-  if (!state->cache)
-    return ffi::Unexpected(failure(ffi::ErrorCode::kInvalidArgument,
-                                   "the PlanCache this computation was traced with no longer "
-                                   "exists; trace it again with a live cache"));
+  auto cache = find_call_site_cache(cache_handle, kPrefix);
+  if (!cache.has_value()) return ffi::Unexpected(cache.error());
   if (precision != Precision::kSingle)
-    return ffi::Unexpected(failure(ffi::ErrorCode::kInvalidArgument,
-                                   "Metal runs float32/complex64 only; use backend='cpu' for "
-                                   "float64/complex128"));
+    return ffi::Unexpected(ffi::Error::InvalidArgument(
+        std::string(kPrefix) + "Metal runs float32/complex64 only; use backend='cpu' for "
+                               "float64/complex128"));
   auto spec = spec_from_attributes(kind, forward, precision, in_shape, axes, lengths, scale);
   if (!spec.has_value())
-    return ffi::Unexpected(failure(ffi::ErrorCode::kInvalidArgument, spec.error()));
+    return ffi::Unexpected(ffi::Error::InvalidArgument(kPrefix + spec.error()));
+  auto state = std::make_unique<MetalCallSiteState>();
+  state->cache = *cache;
   state->spec = *spec;
   try {
     state->executor = metal_executor(*state->cache, executor);
     state->program = prepare_metal_program(state->spec, *state->cache, *state->executor);
   } catch (const MetalUnavailableError& e) {
-    return ffi::Unexpected(failure(ffi::ErrorCode::kFailedPrecondition,
-                                   std::string(e.what()) + "; use backend='cpu'"));
-  } catch (const CacheClosedError& e) {
-    return ffi::Unexpected(failure(ffi::ErrorCode::kFailedPrecondition, e.what()));
-  } catch (const std::invalid_argument& e) {
-    return ffi::Unexpected(failure(ffi::ErrorCode::kInvalidArgument, e.what()));
-  } catch (const std::exception& e) {
-    return ffi::Unexpected(failure(ffi::ErrorCode::kInternal, e.what()));
+    return ffi::Unexpected(ffi::Error(ffi::ErrorCode::kFailedPrecondition,
+                                      kPrefix + std::string(e.what()) + "; use backend='cpu'"));
+  } catch (...) {
+    return ffi::Unexpected(error_from_exception(kPrefix));
   }
   return state;
 }
 
-bool same_dims(ffi::Span<const std::int64_t> dims, const std::vector<std::int64_t>& expected) {
-  if (dims.size() != expected.size()) return false;
-  for (std::size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] != expected[i]) return false;
-  return true;
-}
-
 ffi::Error Execute(MetalCallSiteState* state, ffi::AnyBuffer in, ffi::Result<ffi::AnyBuffer> out) {
-  const TransformSpec& spec = state->spec;
-  const auto in_type = spec.kind == TransformKind::kR2C ? ffi::DataType::F32 : ffi::DataType::C64;
-  const auto out_type = spec.kind == TransformKind::kC2R ? ffi::DataType::F32 : ffi::DataType::C64;
-  if (in.element_type() != in_type || !same_dims(in.dimensions(), spec.in_shape))
-    return failure(ffi::ErrorCode::kInvalidArgument,
-                   "the input buffer does not match the planned transform");
-  if (out->element_type() != out_type || !same_dims(out->dimensions(), spec.out_shape))
-    return failure(ffi::ErrorCode::kInvalidArgument,
-                   "the output buffer does not match the planned transform");
-  if (state->cache->closed())
-    return failure(ffi::ErrorCode::kFailedPrecondition, "this computation's PlanCache has been closed");
+  if (auto error = check_call(state->spec, *state->cache, in, *out, kPrefix); error.failure())
+    return error;
   try {
     state->executor->run(state->program, in.untyped_data(), out->untyped_data(), *state->cache);
-  } catch (const std::bad_alloc&) {
-    return failure(ffi::ErrorCode::kResourceExhausted, "out of memory");
-  } catch (const std::exception& e) {
-    return failure(ffi::ErrorCode::kInternal, e.what());
+  } catch (...) {
+    return error_from_exception(kPrefix);
   }
   return ffi::Error::Success();
 }

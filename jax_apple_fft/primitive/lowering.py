@@ -56,7 +56,7 @@ def _lower(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache):
                             scale=scale, backend=backend, cache=cache)
     if backend != "cpu":
         raise NotImplementedError(f"no lowering for backend {backend!r} in this build")
-    registration.ensure_registered()
+    registration.ensure_cpu_registered()
     (aval,) = ctx.avals_in
     return jax.ffi.ffi_lowering(registration.CPU_TARGET)(
         ctx, x, **_attributes(aval, kind=kind, forward=forward, axes=axes, lengths=lengths,

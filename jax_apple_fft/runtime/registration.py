@@ -33,7 +33,7 @@ def _register(target: str, state_type: str, type_capsules, handlers) -> None:
         _registered.add(target)
 
 
-def ensure_registered() -> None:
+def ensure_cpu_registered() -> None:
     """Registers the CPU target."""
     _register(CPU_TARGET, _CPU_STATE_TYPE, _core.call_site_state_type, _core.cpu_handlers)
 
