@@ -331,7 +331,7 @@ def _rss_bytes(pid):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="watches /proc/<pid>/status")
-def test_failed_plan_build_raises_and_leaves_no_entry():
+def test_failed_plan_build_raises_and_leaves_no_entry(tmp_path):
     """A length of 2**60 cannot be planned: PlanBuildError, failed_builds
     counted, no entry left, and it must fail fast. Run in a child process
     watched for memory, so that a build that tries to allocate its way there
@@ -339,11 +339,14 @@ def test_failed_plan_build_raises_and_leaves_no_entry():
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(af.__file__))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    # The child starts in an empty directory so that `import jax_apple_fft`
+    # finds the package under test, not a source tree in the working directory.
     child = subprocess.Popen([sys.executable, "-c", _FAILED_BUILD_CHILD], env=env,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
-        assert child.stdout.readline().strip() == "ready"
+        ready = child.stdout.readline().strip()
+        assert ready == "ready", f"child did not start: {child.stderr.read()[-2000:]}"
         baseline = _rss_bytes(child.pid)
         child.stdin.write("go\n")
         child.stdin.flush()
