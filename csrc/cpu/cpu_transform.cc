@@ -18,7 +18,7 @@ using ducc::Cmplx;
 
 constexpr std::size_t kL2Bytes = std::size_t(1) << 20;
 // Below this many complex elements per pass, threads cost more than they save.
-constexpr std::int64_t kMinElementsPerTask = std::int64_t(1) << 15;
+constexpr std::int64_t kMinElementsPerTask = std::int64_t(1) << 17;
 
 std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape) {
   std::vector<std::int64_t> strides(shape.size(), 1);
