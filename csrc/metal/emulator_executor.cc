@@ -61,23 +61,8 @@ void EmulatorExecutor::run(const MetalProgram& program, const void* input, void*
     };
     for (std::size_t i = 0; i < plan.dispatches.size(); ++i) {
       const MetalDispatch& d = plan.dispatches[i];
-      void* bound[kMetalParamsIndex] = {};
-      for (const MetalBinding& b : d.bindings) {
-        if (b.index >= kMetalParamsIndex) throw MetalExecutionError("binding index out of range");
-        bound[b.index] = base(b.buffer) + b.offset_bytes;
-      }
-      EmulatorBuffers buffers;
-      buffers.in = static_cast<const float*>(bound[0]);
-      buffers.out = static_cast<float*>(bound[1]);
-      buffers.twiddles = static_cast<const shaders::float2*>(bound[2]);
-      buffers.pre = static_cast<const shaders::float2*>(bound[3]);
-      buffers.post = static_cast<const shaders::float2*>(bound[4]);
-      buffers.post_fine = static_cast<const shaders::float2*>(bound[5]);
       const auto& pipeline = static_cast<const EmulatedPipeline&>(*step.pipelines[i]);
-      emulator_.dispatch(pipeline.function, buffers, d.params,
-                         EmulatorGrid{d.threadgroups[0] * d.threadgroups[1] * d.threadgroups[2],
-                                      d.threads[0] * d.threads[1] * d.threads[2],
-                                      d.threadgroup_memory_bytes});
+      emulator_.dispatch_record(pipeline.function, d, base);
     }
   }
 }

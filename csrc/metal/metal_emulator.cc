@@ -158,22 +158,27 @@ void MetalEmulator::run(const MetalPlan& plan, const void* input, void* output) 
   for (const MetalDispatch& d : plan.dispatches) {
     shaders::KernelFunction kernel = metal_emulator::find_kernel(d.kernel);
     if (kernel == nullptr) throw std::invalid_argument("no emulated kernel named " + d.kernel);
-    void* bound[kMetalParamsIndex] = {};
-    for (const MetalBinding& b : d.bindings) {
-      if (b.index >= kMetalParamsIndex) throw std::invalid_argument("binding index out of range");
-      bound[b.index] = base(b.buffer) + b.offset_bytes;
-    }
-    EmulatorBuffers buffers;
-    buffers.in = static_cast<const float*>(bound[0]);
-    buffers.out = static_cast<float*>(bound[1]);
-    buffers.twiddles = static_cast<const shaders::float2*>(bound[2]);
-    buffers.pre = static_cast<const shaders::float2*>(bound[3]);
-    buffers.post = static_cast<const shaders::float2*>(bound[4]);
-    buffers.post_fine = static_cast<const shaders::float2*>(bound[5]);
-    dispatch(kernel, buffers, d.params,
-             EmulatorGrid{d.threadgroups[0] * d.threadgroups[1] * d.threadgroups[2],
-                          d.threads[0] * d.threads[1] * d.threads[2], d.threadgroup_memory_bytes});
+    dispatch_record(kernel, d, base);
   }
+}
+
+void MetalEmulator::dispatch_record(shaders::KernelFunction kernel, const MetalDispatch& d,
+                                    const std::function<char*(MetalBuffer)>& base) {
+  void* bound[kMetalParamsIndex] = {};
+  for (const MetalBinding& b : d.bindings) {
+    if (b.index >= kMetalParamsIndex) throw std::invalid_argument("binding index out of range");
+    bound[b.index] = base(b.buffer) + b.offset_bytes;
+  }
+  EmulatorBuffers buffers;
+  buffers.in = static_cast<const float*>(bound[0]);
+  buffers.out = static_cast<float*>(bound[1]);
+  buffers.twiddles = static_cast<const shaders::float2*>(bound[2]);
+  buffers.pre = static_cast<const shaders::float2*>(bound[3]);
+  buffers.post = static_cast<const shaders::float2*>(bound[4]);
+  buffers.post_fine = static_cast<const shaders::float2*>(bound[5]);
+  dispatch(kernel, buffers, d.params,
+           EmulatorGrid{d.threadgroups[0] * d.threadgroups[1] * d.threadgroups[2],
+                        d.threads[0] * d.threads[1] * d.threads[2], d.threadgroup_memory_bytes});
 }
 
 }  // namespace jax_apple_fft

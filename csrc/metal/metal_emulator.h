@@ -9,6 +9,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -50,6 +51,10 @@ class MetalEmulator {
   // Runs one kernel over a grid and returns when every thread has finished.
   void dispatch(shaders::KernelFunction kernel, const EmulatorBuffers& buffers,
                 const shaders::FftParams& params, const EmulatorGrid& grid);
+  // Runs one dispatch record: binds its buffers at their byte offsets from
+  // the addresses `base` gives for each buffer role, then dispatches.
+  void dispatch_record(shaders::KernelFunction kernel, const MetalDispatch& record,
+                       const std::function<char*(MetalBuffer)>& base);
 
   std::uint32_t concurrent_groups() const { return concurrent_groups_; }
   std::size_t worker_count() const;
