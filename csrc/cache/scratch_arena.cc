@@ -2,13 +2,25 @@
 
 #include <new>
 
+#include "cache/huge_pages.h"
+
 namespace jax_apple_fft {
 namespace {
 
-constexpr std::align_val_t kAlignment{64};
+// Large buffers start on a huge page so that all of them can be one.
+std::align_val_t alignment_for(std::size_t bytes) {
+  return std::align_val_t{bytes >= kHugePageMinBytes ? kHugePageBytes : 64};
+}
 
-void* allocate(std::size_t bytes) { return ::operator new(bytes == 0 ? 1 : bytes, kAlignment); }
-void deallocate(void* data) { ::operator delete(data, kAlignment); }
+void* allocate(std::size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  void* data = ::operator new(bytes, alignment_for(bytes));
+  advise_huge_pages(data, bytes);
+  return data;
+}
+void deallocate(void* data, std::size_t bytes) {
+  ::operator delete(data, alignment_for(bytes == 0 ? 1 : bytes));
+}
 
 }  // namespace
 
@@ -28,17 +40,16 @@ ScratchArena::Lease::Lease(Lease&& other) noexcept
 ScratchArena::Lease::~Lease() {
   if (!arena_) return;
   if (lane_ < 0) {
-    deallocate(data_);
+    deallocate(data_, bytes_);
   } else {
     arena_->give_back(lane_);
   }
 }
 
 ScratchArena::Lease ScratchArena::acquire(std::size_t bytes) {
-  // Start at a rotating lane so concurrent callers rarely collide.
-  const std::size_t start = next_lane_.fetch_add(1, std::memory_order_relaxed);
-  for (std::size_t k = 0; k < lane_count_; ++k) {
-    const std::size_t index = (start + k) % lane_count_;
+  // Always from the first lane: calls in sequence then reuse the same few
+  // buffers, and only as many large ones stay alive as ran at once.
+  for (std::size_t index = 0; index < lane_count_; ++index) {
     Lane& lane = lanes_[index];
     if (lane.busy.exchange(true, std::memory_order_acquire)) continue;
     if (lane.capacity < bytes) {
@@ -76,7 +87,7 @@ void ScratchArena::release_idle() {
 
 void ScratchArena::free_lane_buffer(Lane& lane) {
   if (!lane.data) return;
-  deallocate(lane.data);
+  deallocate(lane.data, lane.capacity);
   retained_.fetch_sub(lane.capacity, std::memory_order_relaxed);
   lane.data = nullptr;
   lane.capacity = 0;

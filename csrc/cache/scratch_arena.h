@@ -64,7 +64,6 @@ class ScratchArena {
   std::function<bool()> within_budget_;
   std::atomic<std::size_t> retained_{0};
   std::atomic<std::uint64_t> transient_{0};
-  std::atomic<std::size_t> next_lane_{0};
 };
 
 }  // namespace jax_apple_fft

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "cache/huge_pages.h"
 #include "cpu/line_plans.h"
 
 namespace jax_apple_fft {
@@ -16,7 +17,8 @@ namespace {
 
 using ducc::Cmplx;
 
-constexpr std::size_t kL2Bytes = std::size_t(1) << 20;
+// L2 per core here (2 MiB); Apple's performance cores have more.
+constexpr std::size_t kL2Bytes = std::size_t(2) << 20;
 // Below this many complex elements per pass, threads cost more than they save.
 constexpr std::int64_t kMinElementsPerTask = std::int64_t(1) << 17;
 
@@ -24,6 +26,11 @@ std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape) 
   std::vector<std::int64_t> strides(shape.size(), 1);
   for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
   return strides;
+}
+
+// How many tasks a pass of `lines` lines of length n is split into.
+std::int64_t task_count(std::int64_t lines, std::int64_t n, std::int64_t threads) {
+  return std::clamp<std::int64_t>(lines * n / kMinElementsPerTask, 1, std::max<std::int64_t>(threads, 1));
 }
 
 enum class LineOp { kComplex, kRealToComplex, kComplexToReal };
@@ -127,22 +134,27 @@ class CpuTransformImpl final : public CpuTransform {
   }
 
   // Chooses how many lines a pass runs per SIMD vector, and gets the plans
-  // that layout needs. Contiguous lines use the widest group whose data and
-  // scratch (about 3n values per lane) stay in L2; strided lines always use
-  // full vectors, whose gathers then read whole cache lines (pocketfft's own
-  // rule in its N-d driver).
+  // that layout needs. A group must leave enough groups for every task the
+  // pass splits into. Contiguous lines use the widest group whose data and
+  // scratch (about 3n values per lane) stay in L2; when not even one line
+  // fits, the pass is bound by memory and the widest group amortises it
+  // best. Strided lines always use full vectors, whose gathers then read
+  // whole cache lines (pocketfft's own rule in its N-d driver).
   template <class Engine, class Plan>
   Plans<Plan> plans_for(Pass& pass, std::int64_t lines, bool real, PlanCache& cache) const {
     const std::int64_t n = pass.n;
     const bool contiguous =
         strides_of(pass.src)[pass.axis] == 1 && strides_of(pass.dst)[pass.axis] == 1;
-    std::size_t lanes = kLanes;
-    auto too_big = [&](std::size_t l) {
-      return contiguous && 3 * static_cast<std::size_t>(n) * l * sizeof(Cmplx<T>) > kL2Bytes;
+    const std::int64_t tasks = task_count(lines, n, cache.workers().threads());
+    auto usable = [&](std::size_t l) {
+      return lane_width_exists(l) && static_cast<std::int64_t>(l) * tasks <= lines;
     };
-    while (lanes > 1 && (too_big(lanes) || lines < static_cast<std::int64_t>(lanes) ||
-                         !lane_width_exists(lanes)))
-      lanes /= 2;
+    auto fits_l2 = [&](std::size_t l) {
+      return !contiguous || 3 * static_cast<std::size_t>(n) * l * sizeof(Cmplx<T>) <= kL2Bytes;
+    };
+    std::size_t lanes = kLanes;
+    const bool memory_bound = !fits_l2(1);
+    while (lanes > 1 && !(usable(lanes) && (memory_bound || fits_l2(lanes)))) lanes /= 2;
     pass.lanes = lanes;
     const bool leftover_lines = lines % static_cast<std::int64_t>(lanes) != 0 || lanes == 1;
     // pocketfft's own rule for when in-line vectorisation pays.
@@ -202,16 +214,21 @@ class CpuTransformImpl final : public CpuTransform {
   void execute(const void* in, void* out, PlanCache& cache) const override {
     if (spec_.empty()) {
       // An empty input with a non-empty output (length-0 transform) sums nothing.
-      std::int64_t count = 1;
-      for (std::int64_t d : spec_.out_shape) count *= d;
-      std::memset(out, 0, static_cast<std::size_t>(count) * out_element_bytes());
+      std::memset(out, 0, out_count() * out_element_bytes());
       return;
     }
+    // Every output element is written: fresh pages may as well be huge ones.
+    advise_huge_pages(out, out_count() * out_element_bytes());
     ScratchArena::Lease temp = cache.scratch().acquire(temp_bytes());
     for (const Pass& pass : passes_) run_pass(pass, in, out, temp.data(), cache);
   }
 
  private:
+  std::size_t out_count() const {
+    std::int64_t count = 1;
+    for (std::int64_t d : spec_.out_shape) count *= d;
+    return static_cast<std::size_t>(count);
+  }
   std::size_t out_element_bytes() const {
     return spec_.kind == TransformKind::kC2R ? sizeof(T) : sizeof(Cmplx<T>);
   }
@@ -242,9 +259,8 @@ class CpuTransformImpl final : public CpuTransform {
     const std::size_t plan_buf = std::max(pass.complex.bufsize(), pass.real.bufsize());
     const std::int64_t group = static_cast<std::int64_t>(pass.lanes);
     const std::int64_t groups = (lines + group - 1) / group;
-    const std::int64_t max_tasks = std::max<std::int64_t>(1, lines * n / kMinElementsPerTask);
     const std::int64_t tasks =
-        std::min<std::int64_t>({groups, max_tasks, cache.workers().threads()});
+        std::min<std::int64_t>(groups, task_count(lines, n, cache.workers().threads()));
     const std::int64_t groups_per_task = (groups + tasks - 1) / tasks;
     const std::size_t scratch_bytes = (2 * n + plan_buf) * pass.lanes * sizeof(Cmplx<T>);
     const T fct = pass.last ? static_cast<T>(spec_.scale) : T(1);

@@ -6,12 +6,19 @@
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#include "cache/huge_pages.h"
 #include "cache/plan_cache.h"
 #include "cpu/cpu_transform.h"
 
@@ -292,6 +299,61 @@ void test_worker_pool_propagates_errors() {
   expect(threw && ran.load() == 16, "every task runs and the error is rethrown");
 }
 
+#if defined(__linux__)
+// Whether the kernel marks the mapping holding `address` for huge pages
+// ("hg" among its VmFlags in /proc/self/smaps).
+bool marked_for_huge_pages(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto target = reinterpret_cast<std::uintptr_t>(address);
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long long begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx ", &begin, &end) == 2) {
+      inside = begin <= target && target < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line.find(" hg") != std::string::npos;
+    }
+  }
+  return false;
+}
+
+void test_huge_page_advice() {
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+    std::printf("backend_tests: no transparent huge pages here; advice not checked\n");
+    return;
+  }
+  const std::size_t bytes = 8 * kHugePageBytes;
+  void* region = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  expect(region != MAP_FAILED, "mmap for the huge page test");
+  if (region == MAP_FAILED) return;
+  auto* base = static_cast<char*>(region);
+  // Small ranges are left alone: a system call per call is not worth it there.
+  advise_huge_pages(base, kHugePageMinBytes - 1);
+  expect(!marked_for_huge_pages(base + kHugePageBytes), "small range not advised");
+  // A large unaligned range: its whole huge pages are advised, the ragged ends not.
+  const std::uintptr_t aligned = (reinterpret_cast<std::uintptr_t>(base) + kHugePageBytes - 1) &
+                                 ~(kHugePageBytes - 1);
+  char* start = reinterpret_cast<char*>(aligned) + 4096;
+  advise_huge_pages(start, 5 * kHugePageBytes);
+  expect(marked_for_huge_pages(start + kHugePageBytes), "interior of a large range advised");
+  expect(!marked_for_huge_pages(start), "ragged start not advised");
+  munmap(region, bytes);
+
+  // The scratch arena's large buffers start on a huge page and are advised.
+  ScratchArena arena(1, [] { return true; });
+  {
+    auto lease = arena.acquire(3 * kHugePageBytes);
+    expect(reinterpret_cast<std::uintptr_t>(lease.data()) % kHugePageBytes == 0,
+           "large scratch is huge-page aligned");
+    expect(marked_for_huge_pages(lease.data()), "large scratch advised");
+    std::memset(lease.data(), 1, 3 * kHugePageBytes);
+  }
+  auto small = arena.acquire(1000);  // the lane keeps its large buffer
+  expect(small.data() != nullptr, "small scratch");
+}
+#endif
+
 }  // namespace
 
 int main() {
@@ -301,6 +363,9 @@ int main() {
   test_one_build_per_key_under_contention();
   test_concurrent_transforms();
   test_worker_pool_propagates_errors();
+#if defined(__linux__)
+  test_huge_page_advice();
+#endif
   if (failures) {
     std::fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

@@ -1,0 +1,20 @@
+// Transparent huge pages for large buffers. On this kind of machine, first
+// touching fresh memory costs one page fault per 4 KiB page, and long FFT
+// lines spread over thousands of small pages miss the TLB; 2 MiB pages cut
+// both (numpy asks the same for its large arrays). Only a hint: where the
+// kernel or the platform says no, nothing changes.
+#pragma once
+
+#include <cstddef>
+
+namespace jax_apple_fft {
+
+inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
+// Buffers smaller than this gain too little to be worth a system call.
+inline constexpr std::size_t kHugePageMinBytes = std::size_t(4) << 20;
+
+// Asks for huge pages over the whole 2 MiB pages inside [data, data + bytes)
+// when the range is at least kHugePageMinBytes. Linux only; a no-op elsewhere.
+void advise_huge_pages(void* data, std::size_t bytes) noexcept;
+
+}  // namespace jax_apple_fft
