@@ -24,10 +24,11 @@ from timing import TimingPlan
 
 ROW_COLUMN_WIDTH = 26
 TIME_COLUMN_WIDTH = 10
-RATIO_COLUMN_WIDTH = 8
+RATIO_COLUMN_WIDTH = 9
 
 # Ratio headers abbreviate the contenders to keep the table readable.
-SHORT_LABELS = {OURS_ONE_THREAD: "1t", OURS_ALL_CORES: "all", JNP_FFT: "jnp",
+SHORT_LABELS = {OURS_ONE_THREAD: "1t", OURS_ALL_CORES: "all",
+                JNP_FFT: "jnp1t" if JNP_FFT.endswith("-1t") else "jnp",
                 NUMPY: "np", SCIPY_ONE_WORKER: "sp1", SCIPY_ALL_WORKERS: "spN"}
 
 
@@ -137,6 +138,7 @@ def machine_info() -> dict[str, Any]:
         "cpu_model": _cpu_model(),
         "platform": platform.platform(),
         "python": platform.python_version(),
+        "xla_flags": os.environ.get("XLA_FLAGS", ""),
         "versions": {
             "jax_apple_fft": jax_apple_fft.__version__,
             **{name: _version(name) for name in ("jax", "jaxlib", "numpy", "scipy")},
