@@ -23,7 +23,7 @@ from measure import RowResult
 from timing import TimingPlan
 
 ROW_COLUMN_WIDTH = 26
-TIME_COLUMN_WIDTH = 10
+TIME_COLUMN_WIDTH = 11
 RATIO_COLUMN_WIDTH = 9
 
 # Ratio headers abbreviate the contenders to keep the table readable.

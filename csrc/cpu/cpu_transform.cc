@@ -323,15 +323,10 @@ class CpuTransformImpl final : public CpuTransform {
     if (pass.op == LineOp::kComplex) {
       const auto* s = static_cast<const Cmplx<T>*>(src);
       auto* d = static_cast<Cmplx<T>*>(dst);
+      // Even a contiguous single line is transformed in scratch rather than in
+      // place in the output: the output is then written once, in order
+      // (measured 1-7% faster for long lines, e.g. c2c f64 65537x31 91 -> 86 ms).
       auto* data = static_cast<Cmplx<V>*>(scratch);
-      if constexpr (lanes == 1) {
-        if (ss == 1 && ds == 1) {
-          // Contiguous line: transform in place in the output.
-          if (s + src_off[0] != d + dst_off[0]) std::copy_n(s + src_off[0], n, d + dst_off[0]);
-          complex_plan->engine.exec_copyback(d + dst_off[0], data, fct, spec_.forward);
-          return;
-        }
-      }
       for (std::int64_t i = 0; i < n; ++i) {
         for (std::size_t j = 0; j < lanes; ++j) {
           const Cmplx<T>& x = s[src_off[j] + i * ss];
