@@ -17,6 +17,9 @@ namespace {
 
 using ducc::Cmplx;
 
+// L2 per core of the machine the rules below were measured on.
+constexpr std::size_t kL2Bytes = std::size_t(2) << 20;
+
 // A pass is cut into tasks of at least this many complex elements; below it,
 // handing work to another thread costs more than it saves.
 constexpr std::int64_t kMinElementsPerTask = std::int64_t(1) << 17;
@@ -143,9 +146,11 @@ class CpuTransformImpl final : public CpuTransform {
 
   // Chooses how many lines a pass runs per SIMD vector, and gets the plans
   // that layout needs: the widest group that still leaves a group for every
-  // thread the pass keeps busy. Measured here with huge-page scratch, the
-  // widest group beat narrower ones and single in-line-vectorised lines at
-  // every length, in or out of L2 (c2c f32 32768x64: 4.4 vs 6.8 ms).
+  // thread the pass keeps busy. One exception, measured here (interleaved,
+  // huge-page scratch): contiguous complex lines whose widest group would
+  // overflow half of L2 while one line fits run one at a time (c2c f64
+  // 16384x127: 17.0 -> 14.2 ms on 1 thread; f32 16384x127: 9.1 -> 8.5 ms).
+  // Everywhere else the widest group won, real passes by up to 1.7x.
   template <class Engine, class Plan>
   Plans<Plan> plans_for(Pass& pass, std::int64_t lines, bool real, PlanCache& cache) const {
     const std::int64_t n = pass.n;
@@ -154,6 +159,13 @@ class CpuTransformImpl final : public CpuTransform {
     while (lanes > 1 &&
            !(lane_width_exists(lanes) && static_cast<std::int64_t>(lanes) * threads <= lines))
       lanes /= 2;
+    const bool contiguous =
+        strides_of(pass.src)[pass.axis] == 1 && strides_of(pass.dst)[pass.axis] == 1;
+    // A line's data plus pocketfft's buffer of the same size.
+    auto fits_half_l2 = [&](std::size_t l) {
+      return 2 * static_cast<std::size_t>(n) * l * sizeof(Cmplx<T>) <= kL2Bytes / 2;
+    };
+    if (!real && contiguous && !fits_half_l2(lanes) && fits_half_l2(1)) lanes = 1;
     pass.lanes = lanes;
     const bool leftover_lines = lines % static_cast<std::int64_t>(lanes) != 0 || lanes == 1;
     // pocketfft's own rule for when in-line vectorisation pays.
