@@ -24,7 +24,7 @@ from timing import TimingPlan
 
 ROW_COLUMN_WIDTH = 26
 TIME_COLUMN_WIDTH = 11
-RATIO_COLUMN_WIDTH = 9
+RATIO_COLUMN_WIDTH = 10
 
 # Ratio headers abbreviate the contenders to keep the table readable.
 SHORT_LABELS = {OURS_ONE_THREAD: "1t", OURS_ALL_CORES: "all",
