@@ -16,6 +16,7 @@ import numpy as np
 import scipy.fft
 
 import jax_apple_fft as af
+import jnp_threads
 from suite import Row
 from timing import Runner
 
@@ -23,9 +24,7 @@ ALL_CORES = os.cpu_count() or 1
 
 OURS_ONE_THREAD = "ours-1t"
 OURS_ALL_CORES = "ours-all"
-# XLA runs jnp.fft on its intra-op thread pool (all cores) unless told otherwise.
-JNP_FFT = ("jnp.fft-1t" if "--xla_cpu_multi_thread_eigen=false" in os.environ.get("XLA_FLAGS", "")
-           else "jnp.fft")
+JNP_FFT = "jnp.fft-1t" if jnp_threads.single_threaded() else "jnp.fft"
 NUMPY = "numpy"
 SCIPY_ONE_WORKER = "scipy-1w"
 SCIPY_ALL_WORKERS = "scipy-all"

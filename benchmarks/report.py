@@ -11,6 +11,7 @@ import platform
 from typing import Any
 
 import jax_apple_fft
+import jnp_threads
 from contenders import (
     JNP_FFT,
     NUMPY,
@@ -28,7 +29,7 @@ RATIO_COLUMN_WIDTH = 10
 
 # Ratio headers abbreviate the contenders to keep the table readable.
 SHORT_LABELS = {OURS_ONE_THREAD: "1t", OURS_ALL_CORES: "all",
-                JNP_FFT: "jnp1t" if JNP_FFT.endswith("-1t") else "jnp",
+                JNP_FFT: "jnp1t" if jnp_threads.single_threaded() else "jnp",
                 NUMPY: "np", SCIPY_ONE_WORKER: "sp1", SCIPY_ALL_WORKERS: "spN"}
 
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
-# XLA reads its flags once, when jax starts its CPU client: this must come first.
-JNP_SINGLE_THREAD_FLAG = "--xla_cpu_multi_thread_eigen=false"
+import jnp_threads
+
+# Before jax is imported: see jnp_threads.
 if "--jnp-single-thread" in sys.argv:
-    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {JNP_SINGLE_THREAD_FLAG}".strip()
+    jnp_threads.request_single_thread()
 
 import jax
 import numpy as np
@@ -41,7 +41,7 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--only", nargs="+", metavar="TEXT",
                         help="run only the rows whose name contains one of these")
     parser.add_argument("--jnp-single-thread", action="store_true",
-                        help="run jnp.fft on one thread (XLA flag " + JNP_SINGLE_THREAD_FLAG + "), "
+                        help="run jnp.fft on one thread (XLA flag " + jnp_threads.SINGLE_THREAD_FLAG + "), "
                              "to compare it with ours-1t; the column is then named jnp.fft-1t")
     return parser.parse_args()
 

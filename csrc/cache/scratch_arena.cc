@@ -18,9 +18,7 @@ void* allocate(std::size_t bytes) {
   advise_huge_pages(data, bytes);
   return data;
 }
-void deallocate(void* data, std::size_t bytes) {
-  ::operator delete(data, alignment_for(bytes == 0 ? 1 : bytes));
-}
+void deallocate(void* data, std::size_t bytes) { ::operator delete(data, alignment_for(bytes)); }
 
 }  // namespace
 
