@@ -40,3 +40,30 @@ def test_double_precision_meets_the_bound(n):
         got = af.fft(x)
         assert got.dtype == np.complex128
         assert relative_l2(got, np.fft.fft(x)) <= bound(n, np.float64)
+
+
+# Lines of 1 MiB and more are transformed in two passes of short lines
+# (docs/performance.md, "Long lines"): square and lopsided splits, a prime
+# factor (Bluestein rows), batches, both directions, a long last axis of a
+# 2-D transform, and a long axis that is not the last (no split).
+@pytest.mark.parametrize("dtype,shape,axes", [
+    (np.complex128, (2, 1 << 16), (1,)),
+    (np.complex128, (1, 3 << 16), (1,)),
+    (np.complex128, (2, 17 * 4099), (1,)),
+    (np.complex128, (3, 1 << 17), (0, 1)),
+    (np.complex128, (1 << 16, 3), (0,)),
+    (np.complex64, (4, 1 << 17), (1,)),
+    (np.complex64, (1, 3 * 5 * 7 * 11 * 13 * 17), (1,)),
+])
+def test_long_lines_meet_the_bound(dtype, shape, axes):
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    n = int(np.prod([shape[a] for a in axes]))
+    limit = bound(n, np.float32 if dtype == np.complex64 else np.float64)
+    with jax.enable_x64(True):
+        for norm in (None, "ortho"):
+            got = af.fftn(x.astype(dtype), axes=axes, norm=norm)
+            assert got.dtype == dtype
+            assert relative_l2(got, np.fft.fftn(x, axes=axes, norm=norm)) <= limit
+            back = af.ifftn(x.astype(dtype), axes=axes, norm=norm)
+            assert relative_l2(back, np.fft.ifftn(x, axes=axes, norm=norm)) <= limit

@@ -405,6 +405,7 @@ def test_failed_build_error_type():
     ("fft", (8, 1 << 16), {}, False),
     ("rfftn", (2, 1 << 18), {}, False),
     ("irfftn", (4, 1 << 17), {"axes": (1,)}, False),
+    ("fft", (2, 1 << 18), {}, True),               # two passes of short lines
 ])
 def test_threads_one_and_two_agree(name, shape, kwargs, bitwise, rng):
     real_in = name == "rfftn"
