@@ -426,18 +426,27 @@ class CpuTransformImpl final : public CpuTransform {
     auto* scratch = static_cast<Cmplx<V>*>(r.scratch);
     const std::size_t stride = pass.group_scratch();
     alignas(64) T re[lanes], im[lanes];
-    // Element by element across the bunch: neighbouring lines are read together.
-    for (std::int64_t i = 0; i < n; ++i) {
-      if (ss != 1 && i + kPrefetchDistance < n)
-        prefetch_bunch<false>(s, src_off, groups, lanes, (i + kPrefetchDistance) * ss);
-      for (std::size_t g = 0; g < groups; ++g) {
-        const std::int64_t* off = src_off + g * lanes;
-        for (std::size_t j = 0; j < lanes; ++j) {
-          const Cmplx<T>& x = s[off[j] + i * ss];
-          re[j] = x.r;
-          im[j] = x.i;
-        }
-        scratch[g * stride + i] = Cmplx<V>(load_lanes<V>(re), load_lanes<V>(im));
+    auto gather = [&](std::size_t g, std::int64_t i) {
+      const std::int64_t* off = src_off + g * lanes;
+      for (std::size_t j = 0; j < lanes; ++j) {
+        const Cmplx<T>& x = s[off[j] + i * ss];
+        re[j] = x.r;
+        im[j] = x.i;
+      }
+      scratch[g * stride + i] = Cmplx<V>(load_lanes<V>(re), load_lanes<V>(im));
+    };
+    // Contiguous lines are copied one after another (a plain loop the
+    // compiler vectorises: 1.1-1.3x faster than the bunched order on c2c
+    // f64 16384x128); strided ones element by element across the bunch, so
+    // neighbouring lines are read together.
+    if (ss == 1) {
+      for (std::size_t g = 0; g < groups; ++g)
+        for (std::int64_t i = 0; i < n; ++i) gather(g, i);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) {
+        if (i + kPrefetchDistance < n)
+          prefetch_bunch<false>(s, src_off, groups, lanes, (i + kPrefetchDistance) * ss);
+        for (std::size_t g = 0; g < groups; ++g) gather(g, i);
       }
     }
     const Cmplx<V>* res[kMaxBunch];
@@ -446,14 +455,20 @@ class CpuTransformImpl final : public CpuTransform {
       res[g] = plan->engine.exec(data, data + n, r.fct, spec_.forward);
     }
     if (pass.twiddles) return store_twiddled<V, lanes>(pass, res, first_line, groups, d, dst_off);
-    for (std::int64_t i = 0; i < n; ++i) {
-      if (ds != 1 && i + kPrefetchDistance < n)
-        prefetch_bunch<true>(d, dst_off, groups, lanes, (i + kPrefetchDistance) * ds);
-      for (std::size_t g = 0; g < groups; ++g) {
-        store_lanes(res[g][i].r, re);
-        store_lanes(res[g][i].i, im);
-        const std::int64_t* off = dst_off + g * lanes;
-        for (std::size_t j = 0; j < lanes; ++j) d[off[j] + i * ds] = Cmplx<T>(re[j], im[j]);
+    auto scatter = [&](std::size_t g, std::int64_t i) {
+      store_lanes(res[g][i].r, re);
+      store_lanes(res[g][i].i, im);
+      const std::int64_t* off = dst_off + g * lanes;
+      for (std::size_t j = 0; j < lanes; ++j) d[off[j] + i * ds] = Cmplx<T>(re[j], im[j]);
+    };
+    if (ds == 1) {
+      for (std::size_t g = 0; g < groups; ++g)
+        for (std::int64_t i = 0; i < n; ++i) scatter(g, i);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) {
+        if (i + kPrefetchDistance < n)
+          prefetch_bunch<true>(d, dst_off, groups, lanes, (i + kPrefetchDistance) * ds);
+        for (std::size_t g = 0; g < groups; ++g) scatter(g, i);
       }
     }
   }
