@@ -26,6 +26,8 @@ from timing import TimingPlan
 ROW_COLUMN_WIDTH = 26
 TIME_COLUMN_WIDTH = 11
 RATIO_COLUMN_WIDTH = 10
+# Rows whose ours-all calls take this many page faults get them listed.
+FAULTS_WORTH_SHOWING = 100
 
 # Ratio headers abbreviate the contenders to keep the table readable.
 SHORT_LABELS = {OURS_ONE_THREAD: "1t", OURS_ALL_CORES: "all",
@@ -106,6 +108,15 @@ def format_table(results: list[RowResult], labels: list[str]) -> str:
         lines.append(f"{ratio.numerator} slower than {JNP_FFT} in {len(slower)} of {len(results)} rows"
                      + (":" if slower else "."))
         lines += [f"  {result.row.name} ({ratio.of(result):.2f}x)" for result in slower]
+    faulting = [result for result in results
+                if result.timings[OURS_ALL_CORES].median_page_faults >= FAULTS_WORTH_SHOWING]
+    if faulting:
+        lines.append(f"page faults per call (median) where {OURS_ALL_CORES} took "
+                     f"{FAULTS_WORTH_SHOWING} or more (first touches of fresh output memory):")
+        lines += [f"  {result.row.name}: "
+                  + ", ".join(f"{label} {result.timings[label].median_page_faults:.0f}"
+                              for label in labels)
+                  for result in faulting]
     disagreeing = [result for result in results if result.disagreeing]
     if disagreeing:
         lines.append(f"NUMERICAL MISMATCH in {len(disagreeing)} rows (excluded from the means):")
@@ -169,6 +180,7 @@ def to_json(results: list[RowResult], labels: list[str], plan: TimingPlan,
                         "median_seconds": timing.median,
                         "inner_loop": timing.inner_loop,
                         "samples_seconds": timing.samples,
+                        "median_page_faults_per_call": _finite_or_none(timing.median_page_faults),
                     }
                     for label, timing in result.timings.items()
                 },

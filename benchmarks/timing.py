@@ -11,6 +11,11 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+try:
+    import resource
+except ImportError:  # not on Windows: page faults are then not counted
+    resource = None
+
 Runner = Callable[[], Any]
 
 
@@ -30,22 +35,36 @@ QUICK_PLAN = TimingPlan(min_measurement_seconds=2e-3, min_rounds=3, max_rounds=5
 class Timing:
     inner_loop: int
     samples: list[float]  # seconds per call, one per round
+    page_faults: list[float]  # minor page faults per call, one per round
 
     @property
     def median(self) -> float:
         return statistics.median(self.samples)
 
+    @property
+    def median_page_faults(self) -> float:
+        return statistics.median(self.page_faults) if self.page_faults else math.nan
 
-def seconds_per_call(run: Runner, calls: int) -> float:
+
+def _minor_page_faults() -> int:
+    # First touches of fresh memory: their cost is the allocator's and the
+    # kernel's, and varies with the process's history (docs/performance.md).
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt if resource else 0
+
+
+def timed_calls(run: Runner, calls: int) -> tuple[float, float]:
+    """Seconds and minor page faults per call, over ``calls`` calls."""
     # Garbage collection is paused, as timeit does, so that a collection
     # triggered by one contender's allocations is not billed to another.
     collecting = gc.isenabled()
     gc.disable()
     try:
+        faults = _minor_page_faults()
         start = time.perf_counter()
         for _ in range(calls):
             run()
-        return (time.perf_counter() - start) / calls
+        seconds = time.perf_counter() - start
+        return seconds / calls, (_minor_page_faults() - faults) / calls
     finally:
         if collecting:
             gc.enable()
@@ -55,7 +74,7 @@ def calibrate_inner_loop(run: Runner, min_seconds: float) -> tuple[int, float]:
     """The number of calls that lasts at least ``min_seconds``, and the time per call."""
     calls = 1
     while True:
-        per_call = seconds_per_call(run, calls)
+        per_call, _ = timed_calls(run, calls)
         if per_call * calls >= min_seconds:
             return calls, per_call
         calls = min(calls * 100, math.ceil(1.2 * min_seconds / per_call))
@@ -73,9 +92,13 @@ def measure_interleaved(runners: Mapping[str, Runner], plan: TimingPlan) -> dict
     rounds = max(plan.min_rounds, min(plan.max_rounds, rounds))
 
     samples: dict[str, list[float]] = {label: [] for label in labels}
+    faults: dict[str, list[float]] = {label: [] for label in labels}
     for index in range(rounds):
         # Rotating the order gives each contender every position equally often.
         shift = index % len(labels)
         for label in labels[shift:] + labels[:shift]:
-            samples[label].append(seconds_per_call(runners[label], inner_loops[label]))
-    return {label: Timing(inner_loops[label], samples[label]) for label in labels}
+            seconds, page_faults = timed_calls(runners[label], inner_loops[label])
+            samples[label].append(seconds)
+            faults[label].append(page_faults)
+    return {label: Timing(inner_loops[label], samples[label], faults[label] if resource else [])
+            for label in labels}
