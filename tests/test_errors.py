@@ -253,7 +253,8 @@ def test_primitive_rejects_inconsistent_parameters():
     """The primitive's own shape rule guards against misuse of fft_p."""
     from jax_apple_fft.primitive import TransformKind, fft_p
 
-    params = {"forward": True, "scale": 1.0, "backend": "cpu", "cache": af.default_cache()}
+    params = {"forward": True, "scale": 1.0, "backend": "cpu", "cache": af.default_cache(),
+              "overwrite_x": False}
     with pytest.raises(ValueError):
         fft_p.bind(jnp.zeros((4, 6), jnp.complex64), kind=TransformKind.C2C, axes=(1,),
                    lengths=(5,), **params)
@@ -263,3 +264,6 @@ def test_primitive_rejects_inconsistent_parameters():
     with pytest.raises(TypeError):
         fft_p.bind(jnp.zeros((4, 4), jnp.float32), kind=TransformKind.C2R, axes=(1,),
                    lengths=(6,), **params)
+    with pytest.raises(ValueError, match="overwrite_x"):  # the output cannot alias the input
+        fft_p.bind(jnp.zeros((4, 6), jnp.float32), kind=TransformKind.R2C, axes=(1,),
+                   lengths=(6,), **{**params, "overwrite_x": True})

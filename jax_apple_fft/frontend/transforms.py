@@ -2,7 +2,8 @@
 
 Every function here has numpy's signature plus two keyword-only arguments:
 ``backend`` ("auto", "cpu" or "metal") and ``cache`` (a PlanCache; the JAX
-CPU client's default cache if omitted).
+CPU client's default cache if omitted). The complex-to-complex ones also take
+scipy.fft's ``overwrite_x``: the result may reuse the input's buffer.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import math
 from collections.abc import Sequence
 
 import jax
+import numpy as np
 
 from jax_apple_fft.frontend import arguments
 from jax_apple_fft.primitive import TransformKind, transform
@@ -27,8 +29,21 @@ Shape = Sequence[int]
 Norm = str | None
 
 
-def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse):
+_OVERWRITE_X_DOC = """
+
+    overwrite_x=True lets the result take the input's memory, saving the
+    allocation of a new output (and, for a fresh one, its first-touch page
+    faults). JAX arrays never change: XLA reuses the buffer only where the
+    input is not needed afterwards (an intermediate value inside ``jax.jit``,
+    or an argument donated with ``donate_argnums``) and copies it otherwise,
+    which costs more than it saves. Used by the CPU backend; the Metal
+    backend ignores it. See docs/zero_copy.md."""
+
+
+def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, overwrite_x=False):
     """The shared path: check arguments, fit the input, bind the primitive."""
+    if not isinstance(overwrite_x, (bool, np.bool_)):
+        raise TypeError(f"{name}: overwrite_x must be True or False, got {overwrite_x!r}")
     norm = arguments.check_norm(norm)
     resolve_backend(backend)  # unknown or unavailable backends fail before any work
     cache = arguments.check_cache(cache)
@@ -46,7 +61,8 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse):
     scale = arguments.norm_scale(norm, math.prod(lengths), inverse)
     backend = resolve_backend(backend, x.dtype, x.size)  # "auto" depends on dtype and size
     return transform(x, kind=kind, forward=forward, axes=axes, lengths=lengths,
-                     scale=scale, backend=backend, cache=cache)
+                     scale=scale, backend=backend, cache=cache,
+                     overwrite_x=bool(overwrite_x) and backend == "cpu")
 
 
 def _one_axis(n: int | None, axis: int):
@@ -54,16 +70,18 @@ def _one_axis(n: int | None, axis: int):
 
 
 def fft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
-        backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+        backend: str = "auto", cache: PlanCache | None = None,
+        overwrite_x: bool = False) -> jax.Array:
     """One-dimensional discrete Fourier transform (numpy.fft.fft)."""
-    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="fft",
+    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="fft", overwrite_x=overwrite_x,
                 kind=TransformKind.C2C, forward=True, inverse=False)
 
 
 def ifft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
-         backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+         backend: str = "auto", cache: PlanCache | None = None,
+         overwrite_x: bool = False) -> jax.Array:
     """One-dimensional inverse discrete Fourier transform (numpy.fft.ifft)."""
-    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="ifft",
+    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="ifft", overwrite_x=overwrite_x,
                 kind=TransformKind.C2C, forward=False, inverse=True)
 
 
@@ -101,16 +119,18 @@ def ihfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
 
 
 def fftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
-         backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+         backend: str = "auto", cache: PlanCache | None = None,
+         overwrite_x: bool = False) -> jax.Array:
     """N-dimensional discrete Fourier transform (numpy.fft.fftn)."""
-    return _run(a, s, axes, norm, backend, cache, name="fftn",
+    return _run(a, s, axes, norm, backend, cache, name="fftn", overwrite_x=overwrite_x,
                 kind=TransformKind.C2C, forward=True, inverse=False)
 
 
 def ifftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
-          backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+          backend: str = "auto", cache: PlanCache | None = None,
+          overwrite_x: bool = False) -> jax.Array:
     """N-dimensional inverse discrete Fourier transform (numpy.fft.ifftn)."""
-    return _run(a, s, axes, norm, backend, cache, name="ifftn",
+    return _run(a, s, axes, norm, backend, cache, name="ifftn", overwrite_x=overwrite_x,
                 kind=TransformKind.C2C, forward=False, inverse=True)
 
 
@@ -130,15 +150,17 @@ def irfftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = No
 
 
 def fft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
-         backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+         backend: str = "auto", cache: PlanCache | None = None,
+         overwrite_x: bool = False) -> jax.Array:
     """Two-dimensional discrete Fourier transform (numpy.fft.fft2)."""
-    return fftn(a, s, axes, norm, backend=backend, cache=cache)
+    return fftn(a, s, axes, norm, backend=backend, cache=cache, overwrite_x=overwrite_x)
 
 
 def ifft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
-          backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+          backend: str = "auto", cache: PlanCache | None = None,
+          overwrite_x: bool = False) -> jax.Array:
     """Two-dimensional inverse discrete Fourier transform (numpy.fft.ifft2)."""
-    return ifftn(a, s, axes, norm, backend=backend, cache=cache)
+    return ifftn(a, s, axes, norm, backend=backend, cache=cache, overwrite_x=overwrite_x)
 
 
 def rfft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
@@ -151,3 +173,8 @@ def irfft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None,
            backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
     """Inverse of rfft2 (numpy.fft.irfft2)."""
     return irfftn(a, s, axes, norm, backend=backend, cache=cache)
+
+
+for _function in (fft, ifft, fftn, ifftn, fft2, ifft2):
+    _function.__doc__ += _OVERWRITE_X_DOC
+del _function

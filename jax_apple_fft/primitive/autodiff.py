@@ -27,13 +27,13 @@ def _half_spectrum_weights(n: int, inner: float, axis: int, ndim: int, dtype):
     return w.reshape([bins if d == axis else 1 for d in range(ndim)])
 
 
-def _transpose(ct, x, *, kind, forward, axes, lengths, scale, backend, cache):
+def _transpose(ct, x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x):
     del x
     params = dict(forward=forward, axes=axes, lengths=lengths, scale=scale,
                   backend=backend, cache=cache)
     real_axis, n = axes[-1], lengths[-1]
     if kind == TransformKind.C2C:
-        return [transform(ct, kind=TransformKind.C2C, **params)]
+        return [transform(ct, kind=TransformKind.C2C, overwrite_x=overwrite_x, **params)]
     if kind == TransformKind.R2C:
         w = _half_spectrum_weights(n, 0.5, real_axis, ct.ndim, ct.real.dtype)
         return [transform(ct * w, kind=TransformKind.C2R, **params)]

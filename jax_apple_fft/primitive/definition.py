@@ -10,6 +10,9 @@ One primitive serves every transform. Its static parameters:
   scale    a factor fused into the transform (normalisation)
   backend  "cpu" or "metal", fixed at trace time
   cache    the PlanCache that owns the plans
+  overwrite_x  C2C only: the result may take the input's buffer (XLA aliases
+           them; see docs/zero_copy.md). Never changes a value: where the
+           input is still needed, XLA copies it first
 """
 
 from __future__ import annotations
@@ -42,17 +45,19 @@ fft_p = Primitive("apple_fft")
 fft_p.def_impl(lambda x, **params: dispatch.apply_primitive(fft_p, x, **params))
 
 
-def transform(x, *, kind, forward, axes, lengths, scale, backend, cache):
+def transform(x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x=False):
     """Binds the primitive; arguments as described in this module's docstring."""
+    kind = TransformKind(kind)
     return fft_p.bind(
         x,
-        kind=TransformKind(kind),
+        kind=kind,
         forward=bool(forward),
         axes=tuple(int(a) for a in axes),
         lengths=tuple(int(n) for n in lengths),
         scale=float(scale),
         backend=backend,
         cache=cache,
+        overwrite_x=bool(overwrite_x) and kind == TransformKind.C2C,
     )
 
 
@@ -68,10 +73,12 @@ def real_dtype(dtype) -> np.dtype:
     return np.dtype(np.float64 if is_double(dtype) else np.float32)
 
 
-def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache):
+def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x):
     del forward, scale, backend, cache
     if len(axes) != len(lengths) or not axes:
         raise ValueError("apple_fft needs one length per axis and at least one axis")
+    if overwrite_x and kind != TransformKind.C2C:
+        raise ValueError("apple_fft: overwrite_x needs a C2C transform (same shape in and out)")
     real_axis = axes[-1]
     shape = list(x.shape)
     expected_in = dict(zip(axes, lengths))

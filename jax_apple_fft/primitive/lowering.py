@@ -32,7 +32,9 @@ def _attributes(aval, *, kind, forward, axes, lengths, scale, cache):
 
 
 def _lower_metal(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache):
-    params = dict(axes=axes, lengths=lengths, scale=scale, backend=backend, cache=cache)
+    # The Metal executors take distinct buffers: overwrite_x is not used here.
+    params = dict(axes=axes, lengths=lengths, scale=scale, backend=backend, cache=cache,
+                  overwrite_x=False)
     # The Metal kernels run R2C forward and C2R inverse only. The other signs
     # (ihfft, hfft, and the transposes of real transforms) follow from
     # conjugation, since the real side is its own conjugate.
@@ -50,7 +52,7 @@ def _lower_metal(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache)
                       cache=cache))
 
 
-def _lower(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache):
+def _lower(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x):
     if backend in _METAL_EXECUTORS:
         return _lower_metal(ctx, x, kind=kind, forward=forward, axes=axes, lengths=lengths,
                             scale=scale, backend=backend, cache=cache)
@@ -58,7 +60,11 @@ def _lower(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache):
         raise NotImplementedError(f"no lowering for backend {backend!r} in this build")
     registration.ensure_cpu_registered()
     (aval,) = ctx.avals_in
-    return jax.ffi.ffi_lowering(registration.CPU_TARGET)(
+    # The CPU backend transforms a complex input in place when XLA hands it
+    # the same buffer as the output (each line is read whole before it is
+    # written back), so the result may alias the input.
+    aliases = {0: 0} if overwrite_x else None
+    return jax.ffi.ffi_lowering(registration.CPU_TARGET, operand_output_aliases=aliases)(
         ctx, x, **_attributes(aval, kind=kind, forward=forward, axes=axes, lengths=lengths,
                               scale=scale, cache=cache))
 
