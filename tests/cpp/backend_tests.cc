@@ -254,6 +254,34 @@ void test_long_lines() {
          "float long line 2^17");
 }
 
+// With overwrite_x, XLA hands a complex transform one buffer as input and
+// output; the result must be the same as out of place, bit for bit.
+template <class T>
+bool in_place_matches(std::vector<std::int64_t> shape, std::vector<std::int64_t> axes,
+                      PlanCache& cache) {
+  std::mt19937 rng(7);
+  std::normal_distribution<T> normal;
+  const auto spec = make_spec(TransformKind::kC2C, true,
+                              sizeof(T) == 4 ? Precision::kSingle : Precision::kDouble, shape,
+                              axes, 0, 0.5);
+  std::vector<T> in(2 * count(shape)), out(in.size());
+  for (auto& v : in) v = normal(rng);
+  auto transform = CpuTransform::prepare(spec, cache);
+  transform->execute(in.data(), out.data(), cache);
+  transform->execute(in.data(), in.data(), cache);
+  return in == out;
+}
+
+void test_in_place_transforms() {
+  PlanCache cache(CacheLimits{64, std::size_t(1) << 28, 2});
+  expect(in_place_matches<float>({37, 96}, {1}, cache), "in place: contiguous groups");
+  expect(in_place_matches<double>({3, 5000}, {1}, cache), "in place: single lines");
+  expect(in_place_matches<float>({512, 40}, {0}, cache), "in place: strided bunches");
+  expect(in_place_matches<double>({6, 10, 12}, {0, 1, 2}, cache), "in place: three axes");
+  expect(in_place_matches<double>({2, std::int64_t(1) << 16}, {1}, cache),
+         "in place: long lines in two passes");
+}
+
 struct FixedPlan : CachedPlan {
   explicit FixedPlan(std::size_t b) : b_(b) {}
   std::size_t bytes() const override { return b_; }
@@ -409,6 +437,7 @@ void test_huge_page_advice() {
 int main() {
   test_transforms_match_reference();
   test_long_lines();
+  test_in_place_transforms();
   test_cache_bounds_and_lru();
   test_failed_build_leaves_nothing();
   test_one_build_per_key_under_contention();
