@@ -47,17 +47,16 @@ fft_p.def_impl(lambda x, **params: dispatch.apply_primitive(fft_p, x, **params))
 
 def transform(x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x=False):
     """Binds the primitive; arguments as described in this module's docstring."""
-    kind = TransformKind(kind)
     return fft_p.bind(
         x,
-        kind=kind,
+        kind=TransformKind(kind),
         forward=bool(forward),
         axes=tuple(int(a) for a in axes),
         lengths=tuple(int(n) for n in lengths),
         scale=float(scale),
         backend=backend,
         cache=cache,
-        overwrite_x=bool(overwrite_x) and kind == TransformKind.C2C,
+        overwrite_x=bool(overwrite_x),
     )
 
 
