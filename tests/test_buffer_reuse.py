@@ -48,7 +48,8 @@ def test_overwrite_x_must_be_a_bool():
 # Every layout of CPU pass, transformed in place (a donated argument becomes
 # the result): contiguous lines in SIMD groups and one at a time, strided
 # lines gathered in bunches, several axes, a leftover line, and long lines
-# split into a column and a row pass.
+# split into a column and a row pass; a large output of single lines, whose
+# lines do not start on cache-line boundaries.
 @pytest.mark.parametrize("dtype,shape,axes", [
     (np.complex64, (37, 96), (1,)),
     (np.complex128, (3, 5000), (1,)),
@@ -57,6 +58,7 @@ def test_overwrite_x_must_be_a_bool():
     (np.complex128, (12, 9, 7), (0, 2)),
     (np.complex128, (3, 1 << 16), (1,)),
     (np.complex64, (2, 1 << 17), (1,)),
+    (np.complex128, (40, 16383), (1,)),  # 10 MiB on memory in use: streaming stores
 ])
 def test_in_place_results_match_numpy(dtype, shape, axes):
     x = _complex(shape, dtype)

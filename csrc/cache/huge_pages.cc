@@ -4,6 +4,7 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 namespace jax_apple_fft {
@@ -19,6 +20,21 @@ void advise_huge_pages(void* data, std::size_t bytes) noexcept {
 #else
   (void)data;
   (void)bytes;
+#endif
+}
+
+bool page_in_memory(const void* data) noexcept {
+#if defined(__linux__)
+  const long page_bytes = sysconf(_SC_PAGESIZE);
+  if (data == nullptr || page_bytes <= 0) return true;
+  const auto page = reinterpret_cast<std::uintptr_t>(data) & ~std::uintptr_t(page_bytes - 1);
+  unsigned char resident = 0;
+  if (mincore(reinterpret_cast<void*>(page), static_cast<std::size_t>(page_bytes), &resident) != 0)
+    return true;
+  return (resident & 1) != 0;
+#else
+  (void)data;
+  return true;
 #endif
 }
 

@@ -17,4 +17,9 @@ inline constexpr std::size_t kHugePageMinBytes = std::size_t(4) << 20;
 // when the range is at least kHugePageMinBytes. Linux only; a no-op elsewhere.
 void advise_huge_pages(void* data, std::size_t bytes) noexcept;
 
+// Whether the page holding `data` is already in memory (written before, not
+// returned to the system). Fresh memory answers false. Where the platform
+// cannot tell, true.
+bool page_in_memory(const void* data) noexcept;
+
 }  // namespace jax_apple_fft

@@ -280,6 +280,7 @@ void test_in_place_transforms() {
   expect(in_place_matches<double>({6, 10, 12}, {0, 1, 2}, cache), "in place: three axes");
   expect(in_place_matches<double>({2, std::int64_t(1) << 16}, {1}, cache),
          "in place: long lines in two passes");
+  expect(in_place_matches<double>({40, 16383}, {1}, cache), "in place: streamed single lines");
 }
 
 struct FixedPlan : CachedPlan {
