@@ -127,7 +127,6 @@ inline void store_lanes(const V& v, T* values) {
 // threads: no prefetch 32.2 ms, 4 ahead 25.5, 8 ahead 25.9, 16 ahead 26.0).
 constexpr std::int64_t kPrefetchDistance = 8;
 
-
 // Calls visit(g, i) for element i of every SIMD group g of a bunch whose
 // lines start at base + offsets[g * lanes] with the given element stride.
 // Contiguous lines are visited one after another (a plain loop the compiler
@@ -333,14 +332,14 @@ class CpuTransformImpl final : public CpuTransform {
       std::memset(out, 0, out_count() * out_element_bytes());
       return;
     }
-    // Every output element is written: fresh pages may as well be huge ones.
     // Large outputs on memory already in use are written with streaming
     // stores (stream_copy.h). The last page tells: the allocator writes its
     // bookkeeping next to the first, never the last, of a fresh block.
     const std::size_t out_bytes = out_count() * out_element_bytes();
     const bool stream = out_bytes >= kStreamMinBytes &&
                         page_in_memory(static_cast<const char*>(out) + out_bytes - 1);
-    advise_huge_pages(out, out_count() * out_element_bytes());
+    // Every output element is written: fresh pages may as well be huge ones.
+    advise_huge_pages(out, out_bytes);
     ScratchArena::Lease temp = cache.scratch().acquire(temp_bytes());
     for (const Pass& pass : passes_) run_pass(pass, in, out, temp.data(), cache, stream);
   }
@@ -392,8 +391,8 @@ class CpuTransformImpl final : public CpuTransform {
       ScratchArena::Lease scratch = cache.scratch().acquire(scratch_bytes);
       LineWalker w = walker;
       w.seek(first);
-      const Range range{pass, src, dst, scratch.data(), fct,
-                        stream && pass.dst == Buffer::kOutput};
+      // Only the last pass streams: an earlier one's output is read back.
+      const Range range{pass, src, dst, scratch.data(), fct, stream && pass.last};
       std::int64_t line = first;
       if (pass.lanes == kLanes) line = run_groups<kLanes>(range, w, line, end);
       if (pass.lanes == kLanes / 2) line = run_groups<kLanes / 2>(range, w, line, end);
@@ -410,7 +409,7 @@ class CpuTransformImpl final : public CpuTransform {
     void* dst;
     void* scratch;
     T fct;
-    bool stream;  // the destination is a large output on memory in use
+    bool stream;  // the last pass, into a large output on memory in use
   };
 
   // Transforms lines [line, end) `lanes` at a time, up to a bunch of groups
