@@ -13,7 +13,7 @@ from typing import Any
 
 try:
     import resource
-except ImportError:  # not on Windows: page faults are then not counted
+except ImportError:  # a Unix module: elsewhere page faults are not counted
     resource = None
 
 Runner = Callable[[], Any]
