@@ -21,6 +21,7 @@
 #include "cache/huge_pages.h"
 #include "cache/plan_cache.h"
 #include "cpu/cpu_transform.h"
+#include "cpu/lane_tiles.h"
 
 using namespace jax_apple_fft;
 
@@ -189,6 +190,14 @@ void test_transforms_match_reference() {
       {TransformKind::kC2R, false, {5, 7}, {1}, 12},
       {TransformKind::kC2R, true, {6, 5}, {1}, 9},
       {TransformKind::kC2R, false, {4, 3, 5}, {0, 1}, 4},
+      // Enough contiguous lines for full SIMD groups, moved in tiles
+      // (lane_tiles.h) with a ragged end when the length is odd.
+      {TransformKind::kC2C, true, {32, 24}, {1}, 0},
+      {TransformKind::kC2C, false, {16, 13}, {1}, 0},
+      {TransformKind::kR2C, true, {32, 21}, {1}, 21},
+      {TransformKind::kR2C, false, {16, 20}, {1}, 20},
+      {TransformKind::kC2R, false, {32, 11}, {1}, 20},
+      {TransformKind::kC2R, true, {16, 11}, {1}, 21},
   };
   for (const auto& c : cases) {
     for (Precision p : {Precision::kSingle, Precision::kDouble}) {
@@ -288,6 +297,50 @@ struct FixedPlan : CachedPlan {
   std::size_t bytes() const override { return b_; }
   std::size_t b_;
 };
+
+// Values [from, to) of `lanes` lines to lane order and back, for every
+// width the backend uses; plain and streaming stores alike.
+template <class T, std::size_t lanes>
+void check_lane_tiles(bool streaming) {
+  // Streaming stores need alignment to the vector's size: from = 8 has it.
+  constexpr std::ptrdiff_t length = 40, to = 37;
+  const std::ptrdiff_t from = streaming ? 8 : 3;
+  alignas(64) T lines[lanes][length], back[lanes][length];
+  std::vector<T> vectors((to - from) * lanes, T(-1));
+  const T* sources[lanes];
+  T* targets[lanes];
+  for (std::size_t j = 0; j < lanes; ++j) {
+    for (std::ptrdiff_t v = 0; v < length; ++v) lines[j][v] = static_cast<T>(1000 * j + v);
+    for (std::ptrdiff_t v = 0; v < length; ++v) back[j][v] = T(-1);
+    sources[j] = lines[j];
+    targets[j] = back[j];
+  }
+  const std::ptrdiff_t gathered = lane_tiles::gather_values<T, lanes>(sources, from, to, vectors.data());
+  const std::ptrdiff_t tiles = (to - from) / static_cast<std::ptrdiff_t>(lanes);
+  expect(gathered == from + tiles * static_cast<std::ptrdiff_t>(lanes), "whole tiles gathered");
+  bool ok = true;
+  for (std::ptrdiff_t v = from; v < gathered; ++v)
+    for (std::size_t j = 0; j < lanes; ++j) ok &= vectors[(v - from) * lanes + j] == lines[j][v];
+  expect(ok, "gathered values in lane order, " + std::to_string(lanes) + " lanes");
+  const std::ptrdiff_t scattered =
+      lane_tiles::scatter_values<T, lanes>(vectors.data(), targets, from, to, streaming);
+  expect(scattered == gathered, "whole tiles scattered");
+  ok = true;
+  for (std::size_t j = 0; j < lanes; ++j)
+    for (std::ptrdiff_t v = 0; v < length; ++v)
+      ok &= back[j][v] == (v >= from && v < scattered ? lines[j][v] : T(-1));
+  expect(ok, "scattered values back in their lines, " + std::to_string(lanes) + " lanes");
+}
+
+void test_lane_tiles() {
+  for (bool streaming : {false, true}) {
+    check_lane_tiles<float, 2>(streaming);
+    check_lane_tiles<float, 4>(streaming);
+    check_lane_tiles<float, 8>(streaming);
+    check_lane_tiles<double, 2>(streaming);
+    check_lane_tiles<double, 4>(streaming);
+  }
+}
 
 void test_cache_bounds_and_lru() {
   PlanCache cache(CacheLimits{3, 1000, 1});
@@ -439,6 +492,7 @@ int main() {
   test_transforms_match_reference();
   test_long_lines();
   test_in_place_transforms();
+  test_lane_tiles();
   test_cache_bounds_and_lru();
   test_failed_build_leaves_nothing();
   test_one_build_per_key_under_contention();

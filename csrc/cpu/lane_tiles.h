@@ -1,0 +1,140 @@
+// Moves square tiles between contiguous lines and SIMD-lane order. pocketfft
+// transforms `lanes` lines at once with element i of line j in lane j of
+// one vector; contiguous lines hold element i of line j next to element
+// i + 1 of the same line. Going between the two one value at a time costs a
+// load and a lane insert per value; a tile of `lanes` lines x `lanes`
+// elements is instead loaded as whole vectors and transposed in registers.
+// Complex values are (re, im) pairs in memory and split re / im vectors in
+// lane order (pocketfft's Cmplx of vectors).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#if defined(__AVX__) || defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+namespace jax_apple_fft::lane_tiles {
+
+template <class T, std::size_t lanes>
+struct VecOf {
+  typedef T type __attribute__((vector_size(lanes * sizeof(T))));
+};
+template <class T, std::size_t lanes>
+using Vec = typename VecOf<T, lanes>::type;
+
+template <class V>
+inline V load(const void* p) {
+  V v;
+  std::memcpy(&v, p, sizeof(V));
+  return v;
+}
+template <class V>
+inline void store(void* p, const V& v) {
+  std::memcpy(p, &v, sizeof(V));
+}
+// A streaming (non-temporal) store where the CPU has one of this width, see
+// stream_copy.h; p must be aligned to the vector's size.
+template <class V>
+inline void store_streaming(void* p, const V& v) {
+#if defined(__AVX__)
+  if constexpr (sizeof(V) == 32) return _mm256_stream_si256(static_cast<__m256i*>(p), (__m256i)v);
+#endif
+#if defined(__SSE2__)
+  if constexpr (sizeof(V) == 16) return _mm_stream_si128(static_cast<__m128i*>(p), (__m128i)v);
+#endif
+  store(p, v);
+}
+
+// One stage of a transpose: in every 2h x 2h block, the upper right and
+// lower left h x h blocks trade places (rows a and a + h, columns with and
+// without bit h). After the stages for every bit the tile is transposed.
+// Written as folds over index sequences so that every loop is unrolled and
+// the tile stays in registers.
+template <std::size_t lanes, std::size_t h, class V, std::size_t... c>
+inline void trade_blocks(V& a, V& b, std::index_sequence<c...>) {
+  const V upper = __builtin_shufflevector(a, b, ((c & h) ? lanes + c - h : c)...);
+  b = __builtin_shufflevector(a, b, ((c & h) ? lanes + c : c + h)...);
+  a = upper;
+}
+template <std::size_t lanes, std::size_t h, class V, std::size_t... p>
+inline void transpose_stage(V (&rows)[lanes], std::index_sequence<p...>) {
+  constexpr auto columns = std::make_index_sequence<lanes>();
+  (trade_blocks<lanes, h>(rows[p / h * 2 * h + p % h], rows[p / h * 2 * h + p % h + h], columns),
+   ...);
+}
+template <std::size_t lanes, std::size_t h = lanes / 2, class V>
+inline void transpose(V (&rows)[lanes]) {
+  if constexpr (h > 0) {
+    transpose_stage<lanes, h>(rows, std::make_index_sequence<lanes / 2>());
+    transpose<lanes, h / 2>(rows);
+  }
+}
+
+// One tile: values [at, at + lanes) of `lanes` lines -> `lanes` vectors at
+// out, one per value.
+template <class T, std::size_t lanes>
+inline void gather_tile(const T* const* lines, std::ptrdiff_t at, T* out) {
+  using V = Vec<T, lanes>;
+  V rows[lanes];
+#pragma GCC unroll 16
+  for (std::size_t j = 0; j < lanes; ++j) rows[j] = load<V>(lines[j] + at);
+  transpose<lanes>(rows);
+#pragma GCC unroll 16
+  for (std::size_t k = 0; k < lanes; ++k) store(out + k * lanes, rows[k]);
+}
+
+// The reverse of gather_tile.
+template <class T, std::size_t lanes, bool streaming>
+inline void scatter_tile(const T* in, T* const* lines, std::ptrdiff_t at) {
+  using V = Vec<T, lanes>;
+  V rows[lanes];
+#pragma GCC unroll 16
+  for (std::size_t k = 0; k < lanes; ++k) rows[k] = load<V>(in + k * lanes);
+  transpose<lanes>(rows);
+#pragma GCC unroll 16
+  for (std::size_t j = 0; j < lanes; ++j) {
+    if constexpr (streaming) store_streaming(lines[j] + at, rows[j]);
+    else store(lines[j] + at, rows[j]);
+  }
+}
+
+// Values [from, to) of `lanes` lines -> vectors: value v of line j goes to
+// lane j of the vector at out + (v - from) * lanes. Moves whole tiles only
+// and returns the first value not moved. A complex element is two values,
+// (re, im), which is also how pocketfft keeps a complex vector: one vector
+// of re, one of im.
+template <class T, std::size_t lanes>
+inline std::ptrdiff_t gather_values(const T* const* lines, std::ptrdiff_t from, std::ptrdiff_t to,
+                                    T* out) {
+  std::ptrdiff_t v = from;
+  if constexpr (lanes > 1)
+    for (; v + static_cast<std::ptrdiff_t>(lanes) <= to; v += lanes, out += lanes * lanes)
+      gather_tile<T, lanes>(lines, v, out);
+  return v;
+}
+
+// The reverse of gather_values. Streaming stores are used only when every
+// store is aligned to the vector's size.
+template <class T, std::size_t lanes>
+inline std::ptrdiff_t scatter_values(const T* in, T* const* lines, std::ptrdiff_t from,
+                                     std::ptrdiff_t to, bool streaming = false) {
+  std::ptrdiff_t v = from;
+  if constexpr (lanes > 1) {
+    constexpr std::uintptr_t misaligned = lanes * sizeof(T) - 1;
+    for (std::size_t j = 0; j < lanes; ++j)
+      if (reinterpret_cast<std::uintptr_t>(lines[j] + from) & misaligned) streaming = false;
+    if (streaming)
+      for (; v + static_cast<std::ptrdiff_t>(lanes) <= to; v += lanes, in += lanes * lanes)
+        scatter_tile<T, lanes, true>(in, lines, v);
+    else
+      for (; v + static_cast<std::ptrdiff_t>(lanes) <= to; v += lanes, in += lanes * lanes)
+        scatter_tile<T, lanes, false>(in, lines, v);
+  }
+  return v;
+}
+
+}  // namespace jax_apple_fft::lane_tiles
