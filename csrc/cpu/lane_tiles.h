@@ -13,9 +13,7 @@
 #include <cstring>
 #include <utility>
 
-#if defined(__AVX__) || defined(__SSE2__)
-#include <immintrin.h>
-#endif
+#include "cpu/stream_copy.h"
 
 namespace jax_apple_fft::lane_tiles {
 
@@ -36,19 +34,6 @@ template <class V>
 inline void store(void* p, const V& v) {
   std::memcpy(p, &v, sizeof(V));
 }
-// A streaming (non-temporal) store where the CPU has one of this width, see
-// stream_copy.h; p must be aligned to the vector's size.
-template <class V>
-inline void store_streaming(void* p, const V& v) {
-#if defined(__AVX__)
-  if constexpr (sizeof(V) == 32) return _mm256_stream_si256(static_cast<__m256i*>(p), (__m256i)v);
-#endif
-#if defined(__SSE2__)
-  if constexpr (sizeof(V) == 16) return _mm_stream_si128(static_cast<__m128i*>(p), (__m128i)v);
-#endif
-  store(p, v);
-}
-
 // One stage of a transpose: in every 2h x 2h block, the upper right and
 // lower left h x h blocks trade places (rows a and a + h, columns with and
 // without bit h). After the stages for every bit the tile is transposed.

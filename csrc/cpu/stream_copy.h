@@ -14,7 +14,7 @@
 #include <cstring>
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 namespace jax_apple_fft {
@@ -38,6 +38,19 @@ inline void stream_copy(void* dst, const void* src, std::size_t bytes) noexcept 
 #else
   std::memcpy(dst, src, bytes);
 #endif
+}
+
+// One streaming store of a vector V (a GCC/Clang vector type) where the CPU
+// has one of that width, else a plain store; p must be aligned to V's size.
+template <class V>
+inline void store_streaming(void* p, const V& v) noexcept {
+#if defined(__AVX__)
+  if constexpr (sizeof(V) == 32) return _mm256_stream_si256(static_cast<__m256i*>(p), (__m256i)v);
+#endif
+#if defined(__SSE2__)
+  if constexpr (sizeof(V) == 16) return _mm_stream_si128(static_cast<__m128i*>(p), (__m128i)v);
+#endif
+  std::memcpy(p, &v, sizeof(V));
 }
 
 // Streaming stores are weakly ordered: a thread fences them before others
