@@ -11,12 +11,19 @@ namespace jax_apple_fft {
 
 void advise_huge_pages(void* data, std::size_t bytes) noexcept {
 #if defined(MADV_HUGEPAGE)
-  if (data == nullptr || bytes < kHugePageMinBytes) return;
-  const auto begin = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t first = (begin + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-  const std::uintptr_t last = (begin + bytes) & ~(kHugePageBytes - 1);
+  const long page_bytes = sysconf(_SC_PAGESIZE);
+  if (data == nullptr || bytes < kHugePageMinBytes || page_bytes <= 0) return;
+  // The advice covers every small page the buffer touches, not only the huge
+  // pages inside it: the kernel gives a huge page wherever a 2 MiB-aligned
+  // range lies wholly in advised memory, and a large block's mapping is
+  // usually a little wider than the buffer (the allocator's header) and
+  // aligned on 2 MiB at one end. Advice stopping at the buffer's last 2 MiB
+  // boundary left that last range to 512 small-page faults.
+  const auto page_mask = static_cast<std::uintptr_t>(page_bytes) - 1;
+  const auto begin = reinterpret_cast<std::uintptr_t>(data) & ~page_mask;
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes + page_mask) & ~page_mask;
   // A refusal (THP disabled, old kernel) leaves ordinary pages: nothing to report.
-  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 #else
   (void)data;
   (void)bytes;

@@ -13,8 +13,8 @@ inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
 // Buffers smaller than this gain too little to be worth a system call.
 inline constexpr std::size_t kHugePageMinBytes = std::size_t(4) << 20;
 
-// Asks for huge pages over the whole 2 MiB pages inside [data, data + bytes)
-// when the range is at least kHugePageMinBytes. Linux only; a no-op elsewhere.
+// Asks for huge pages over the small pages holding [data, data + bytes) when
+// the range is at least kHugePageMinBytes. Linux only; a no-op elsewhere.
 void advise_huge_pages(void* data, std::size_t bytes) noexcept;
 
 // Whether the page holding `data` is already in memory (written before, not

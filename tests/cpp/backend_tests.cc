@@ -463,13 +463,20 @@ void test_huge_page_advice() {
   // Small ranges are left alone: a system call per call is not worth it there.
   advise_huge_pages(base, kHugePageMinBytes - 1);
   expect(!marked_for_huge_pages(base + kHugePageBytes), "small range not advised");
-  // A large unaligned range: its whole huge pages are advised, the ragged ends not.
+  // A large unaligned range, placed as the allocator places a large block
+  // (a header page before it, the mapping's end on a huge page): every small
+  // page it touches is advised, so its last 2 MiB can be a huge page too;
+  // the pages around it are not.
   const std::uintptr_t aligned = (reinterpret_cast<std::uintptr_t>(base) + kHugePageBytes - 1) &
                                  ~(kHugePageBytes - 1);
-  char* start = reinterpret_cast<char*>(aligned) + 4096;
-  advise_huge_pages(start, 5 * kHugePageBytes);
+  char* start = reinterpret_cast<char*>(aligned) + 4096 + 64;
+  const std::size_t range = 5 * kHugePageBytes - 4096 - 128;
+  advise_huge_pages(start, range);
   expect(marked_for_huge_pages(start + kHugePageBytes), "interior of a large range advised");
-  expect(!marked_for_huge_pages(start), "ragged start not advised");
+  expect(marked_for_huge_pages(start), "ragged start advised");
+  expect(marked_for_huge_pages(start + range - 1), "ragged end advised");
+  expect(!marked_for_huge_pages(start - 65), "page before the range not advised");
+  expect(!marked_for_huge_pages(start + range + 4096), "page after the range not advised");
   munmap(region, bytes);
 
   // The scratch arena's large buffers start on a huge page and are advised.
