@@ -122,4 +122,48 @@ inline std::ptrdiff_t scatter_values(const T* in, T* const* lines, std::ptrdiff_
   return v;
 }
 
+// Neighbouring lines (line j + 1 starting one complex element after line j,
+// as along any axis but the last) hold element i of all `lanes` lines side
+// by side: `lanes` (re, im) pairs in one run of memory. split_pairs turns
+// such a run into pocketfft's complex vector (`lanes` re values, then
+// `lanes` im values); join_pairs is the reverse. Two whole-vector loads or
+// stores and two shuffles, where going value by value costs a load and a
+// lane insert (or an extract and a store) per value.
+template <std::size_t parity, class V, std::size_t... c>
+inline V every_other(const V& a, const V& b, std::index_sequence<c...>) {
+  return __builtin_shufflevector(a, b, (2 * c + parity)...);
+}
+template <std::size_t lanes, std::size_t first, class V, std::size_t... c>
+inline V zip_from(const V& re, const V& im, std::index_sequence<c...>) {
+  return __builtin_shufflevector(re, im, ((c % 2) ? lanes + first + c / 2 : first + c / 2)...);
+}
+
+template <class T, std::size_t lanes>
+inline void split_pairs(const T* pairs, T* re_im) {
+  if constexpr (lanes == 1) {
+    re_im[0] = pairs[0];
+    re_im[1] = pairs[1];
+  } else {
+    using V = Vec<T, lanes>;
+    constexpr auto c = std::make_index_sequence<lanes>();
+    const V a = load<V>(pairs), b = load<V>(pairs + lanes);
+    store(re_im, every_other<0>(a, b, c));
+    store(re_im + lanes, every_other<1>(a, b, c));
+  }
+}
+
+template <class T, std::size_t lanes>
+inline void join_pairs(const T* re_im, T* pairs) {
+  if constexpr (lanes == 1) {
+    pairs[0] = re_im[0];
+    pairs[1] = re_im[1];
+  } else {
+    using V = Vec<T, lanes>;
+    constexpr auto c = std::make_index_sequence<lanes>();
+    const V re = load<V>(re_im), im = load<V>(re_im + lanes);
+    store(pairs, zip_from<lanes, 0>(re, im, c));
+    store(pairs + lanes, zip_from<lanes, lanes / 2>(re, im, c));
+  }
+}
+
 }  // namespace jax_apple_fft::lane_tiles

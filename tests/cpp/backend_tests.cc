@@ -198,6 +198,15 @@ void test_transforms_match_reference() {
       {TransformKind::kR2C, false, {16, 20}, {1}, 20},
       {TransformKind::kC2R, false, {32, 11}, {1}, 20},
       {TransformKind::kC2R, true, {16, 11}, {1}, 21},
+      // Strided lines that are neighbours in memory (along a non-last axis),
+      // moved as runs of values per element; and strided lines that are not
+      // (groups spanning rows of the middle axis), moved value by value.
+      {TransformKind::kC2C, true, {13, 32}, {0}, 0},
+      {TransformKind::kC2C, false, {6, 9, 3}, {1}, 0},
+      {TransformKind::kR2C, true, {12, 24}, {0}, 12},
+      {TransformKind::kR2C, false, {11, 16}, {0}, 11},
+      {TransformKind::kC2R, false, {11, 32}, {0}, 20},
+      {TransformKind::kC2R, true, {11, 16}, {0}, 21},
   };
   for (const auto& c : cases) {
     for (Precision p : {Precision::kSingle, Precision::kDouble}) {
