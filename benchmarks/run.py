@@ -1,6 +1,7 @@
 """Runs the FFT benchmark suite and writes the table, a JSON file and a plot.
 
     python benchmarks/run.py [--quick] [--out DIR] [--only TEXT ...] [--jnp-single-thread]
+                             [--reuse-memory]
 """
 
 from __future__ import annotations
@@ -12,11 +13,15 @@ import sys
 import time
 from pathlib import Path
 
+import allocator
 import jnp_threads
 
 # Before jax is imported: see jnp_threads.
 if "--jnp-single-thread" in sys.argv:
     jnp_threads.request_single_thread()
+# Before any large allocation: see allocator.
+if "--reuse-memory" in sys.argv:
+    allocator.keep_freed_memory()
 
 import jax
 import numpy as np
@@ -43,6 +48,9 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--jnp-single-thread", action="store_true",
                         help="run jnp.fft on one thread (XLA flag " + jnp_threads.SINGLE_THREAD_FLAG + "), "
                              "to compare it with ours-1t; the column is then named jnp.fft-1t")
+    parser.add_argument("--reuse-memory", action="store_true",
+                        help="have glibc serve every contender's memory from its heap and keep "
+                             "it, so that no output is fresh memory (see benchmarks/allocator.py)")
     return parser.parse_args()
 
 
@@ -79,12 +87,15 @@ def main() -> int:
     wall_seconds = time.perf_counter() - started
 
     table = format_table(results, labels)
+    if arguments.reuse_memory:
+        table = "memory: --reuse-memory (glibc heap only, freed memory kept)\n" + table
     print(table)
 
     arguments.out.mkdir(parents=True, exist_ok=True)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     stem = arguments.out / f"fft-bench-{stamp}{'-quick' if arguments.quick else ''}"
     document = to_json(results, labels, plan, arguments.quick, wall_seconds, machine)
+    document["reuse_memory"] = arguments.reuse_memory
     stem.with_suffix(".json").write_text(json.dumps(document, indent=1) + "\n")
     stem.with_suffix(".txt").write_text(table + "\n")
     plot_throughput(results, labels, stem.with_suffix(".png"))
