@@ -32,14 +32,6 @@ constexpr std::size_t kL2Bytes = std::size_t(2) << 20;
 // shorter lines lose (f64 2^13 x 256 1.31, 2^14 x 128 1.13).
 constexpr std::size_t kFourStepMinLineBytes = kL2Bytes / 2;
 
-// Longer lines run in SIMD groups even where one line would fit half of L2:
-// pocketfft's single-line plan for them was the slower one. Measured, 1
-// thread, alternated processes, group of 8 against one line, c2c f32: n =
-// 65536 0.72 (also on 2 threads), 49152 0.75, 40000 0.95, 32768 1.06,
-// 16384 1.10 (float64 lines fit half of L2 only up to 32768 points, where
-// one at a time wins: 32768 1.14, 30000 1.19).
-constexpr std::int64_t kSingleLineMaxLength = 32768;
-
 // Outputs of at least this many bytes may be written with streaming stores;
 // smaller ones stay in cache for whoever reads them next.
 constexpr std::size_t kStreamMinBytes = std::size_t(8) << 20;
@@ -238,10 +230,9 @@ class CpuTransformImpl final : public CpuTransform {
   // that layout needs: the widest group that still leaves a group for every
   // thread the pass keeps busy. One exception, measured here (interleaved,
   // huge-page scratch): contiguous complex lines whose widest group would
-  // overflow half of L2 while one line of at most kSingleLineMaxLength
-  // elements fits run one at a time (c2c f64 16384x127: 17.0 -> 14.2 ms on
-  // 1 thread; f32 16384x127: 9.1 -> 8.5 ms). Everywhere else the widest group
-  // won, real passes by up to 1.7x.
+  // overflow half of L2 while one line fits run one at a time (c2c f64
+  // 16384x127: 17.0 -> 14.2 ms on 1 thread; f32 16384x127: 9.1 -> 8.5 ms).
+  // Everywhere else the widest group won, real passes by up to 1.7x.
   template <class Engine, class Plan>
   Plans<Plan> plans_for(Pass& pass, bool real, PlanCache& cache) const {
     const std::int64_t n = pass.n;
@@ -255,9 +246,7 @@ class CpuTransformImpl final : public CpuTransform {
     auto fits_half_l2 = [&](std::size_t l) {
       return 2 * static_cast<std::size_t>(n) * l * sizeof(Cmplx<T>) <= kL2Bytes / 2;
     };
-    if (!real && pass.contiguous() && !fits_half_l2(lanes) && fits_half_l2(1) &&
-        n <= kSingleLineMaxLength)
-      lanes = 1;
+    if (!real && pass.contiguous() && !fits_half_l2(lanes) && fits_half_l2(1)) lanes = 1;
     pass.lanes = lanes;
     const bool leftover_lines = lines % static_cast<std::int64_t>(lanes) != 0 || lanes == 1;
     // pocketfft's own rule for when in-line vectorisation pays.
