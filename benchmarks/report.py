@@ -159,11 +159,13 @@ def machine_info() -> dict[str, Any]:
 
 
 def to_json(results: list[RowResult], labels: list[str], plan: TimingPlan,
-            quick: bool, wall_seconds: float, machine: dict[str, Any]) -> dict[str, Any]:
+            quick: bool, reuse_memory: bool, wall_seconds: float,
+            machine: dict[str, Any]) -> dict[str, Any]:
     ratios = ratios_for(labels)
     return {
         "machine": machine,
-        "settings": {"quick": quick, "contenders": labels, "timing": dataclasses.asdict(plan)},
+        "settings": {"quick": quick, "reuse_memory": reuse_memory, "contenders": labels,
+                     "timing": dataclasses.asdict(plan)},
         "wall_seconds": wall_seconds,
         "rows": [
             {

@@ -94,8 +94,8 @@ def main() -> int:
     arguments.out.mkdir(parents=True, exist_ok=True)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     stem = arguments.out / f"fft-bench-{stamp}{'-quick' if arguments.quick else ''}"
-    document = to_json(results, labels, plan, arguments.quick, wall_seconds, machine)
-    document["reuse_memory"] = arguments.reuse_memory
+    document = to_json(results, labels, plan, arguments.quick, arguments.reuse_memory,
+                       wall_seconds, machine)
     stem.with_suffix(".json").write_text(json.dumps(document, indent=1) + "\n")
     stem.with_suffix(".txt").write_text(table + "\n")
     plot_throughput(results, labels, stem.with_suffix(".png"))
