@@ -67,3 +67,27 @@ def test_long_lines_meet_the_bound(dtype, shape, axes):
             assert relative_l2(got, np.fft.fftn(x, axes=axes, norm=norm)) <= limit
             back = af.ifftn(x.astype(dtype), axes=axes, norm=norm)
             assert relative_l2(back, np.fft.ifftn(x, axes=axes, norm=norm)) <= limit
+
+
+# Batches of real float64 lines too long for a SIMD group of them to fit in
+# half of L2 are transformed one line at a time (docs/performance.md, item
+# 18); float32 lines and shorter ones stay in groups.
+@pytest.mark.parametrize("dtype,shape", [
+    (np.float64, (8, 1 << 15)),
+    (np.float64, (5, 1 << 16)),
+    (np.float64, (3, 1 << 14)),
+    (np.float32, (9, 1 << 15)),
+])
+def test_batches_of_long_real_lines_meet_the_bound(dtype, shape):
+    rng = np.random.default_rng(shape[1])
+    r = rng.standard_normal(shape)
+    n = shape[1]
+    limit = bound(n, dtype)
+    with jax.enable_x64(True):
+        for norm in (None, "ortho"):
+            got = af.rfft(r.astype(dtype), norm=norm)
+            assert relative_l2(got, np.fft.rfft(r, norm=norm)) <= limit
+            half = np.fft.rfft(r)
+            back = af.irfft(half.astype(np.result_type(dtype, np.complex64)), n=n, norm=norm)
+            assert back.dtype == dtype
+            assert relative_l2(back, np.fft.irfft(half, n=n, norm=norm)) <= limit

@@ -229,10 +229,14 @@ class CpuTransformImpl final : public CpuTransform {
   // Chooses how many lines a pass runs per SIMD vector, and gets the plans
   // that layout needs: the widest group that still leaves a group for every
   // thread the pass keeps busy. One exception, measured here (interleaved,
-  // huge-page scratch): contiguous complex lines whose widest group would
-  // overflow half of L2 while one line fits run one at a time (c2c f64
-  // 16384x127: 17.0 -> 14.2 ms on 1 thread; f32 16384x127: 9.1 -> 8.5 ms).
-  // Everywhere else the widest group won, real passes by up to 1.7x.
+  // huge-page scratch): contiguous lines whose widest group would overflow
+  // half of L2 while one line fits run one at a time. Complex lines: c2c f64
+  // 16384x127 17.0 -> 14.2 ms on 1 thread, f32 16384x127 9.1 -> 8.5 ms.
+  // Real float64 lines, 2 threads, separate processes alternated: r2c
+  // 32768x64 5.7 -> 5.0 ms, 65536x32 6.7 -> 5.6, c2r 32768x64 5.4 -> 5.2,
+  // 65536x32 7.0 -> 6.4. Real float32 lines lose (r2c 32768x64 4.7 -> 6.1,
+  // c2r 65536x32 5.8 -> 7.2), and elsewhere the widest group won, real
+  // passes by up to 1.7x.
   template <class Engine, class Plan>
   Plans<Plan> plans_for(Pass& pass, bool real, PlanCache& cache) const {
     const std::int64_t n = pass.n;
@@ -243,10 +247,12 @@ class CpuTransformImpl final : public CpuTransform {
            !(lane_width_exists(lanes) && static_cast<std::int64_t>(lanes) * threads <= lines))
       lanes /= 2;
     // A line's data plus pocketfft's buffer of the same size.
+    const std::size_t value_bytes = real ? sizeof(T) : sizeof(Cmplx<T>);
     auto fits_half_l2 = [&](std::size_t l) {
-      return 2 * static_cast<std::size_t>(n) * l * sizeof(Cmplx<T>) <= kL2Bytes / 2;
+      return 2 * static_cast<std::size_t>(n) * l * value_bytes <= kL2Bytes / 2;
     };
-    if (!real && pass.contiguous() && !fits_half_l2(lanes) && fits_half_l2(1)) lanes = 1;
+    const bool single_may_win = !real || std::is_same_v<T, double>;
+    if (single_may_win && pass.contiguous() && !fits_half_l2(lanes) && fits_half_l2(1)) lanes = 1;
     pass.lanes = lanes;
     const bool leftover_lines = lines % static_cast<std::int64_t>(lanes) != 0 || lanes == 1;
     // pocketfft's own rule for when in-line vectorisation pays.
