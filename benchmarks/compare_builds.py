@@ -1,0 +1,134 @@
+"""Compares builds of the package on chosen rows, in separate processes taken
+in turn, with scipy.fft timed in every process as a yardstick.
+
+    python benchmarks/compare_builds.py --build old=DIR --build new=DIR \\
+        --only r2c.f64.1d.n32768x64 [--processes 3] [--rounds 21] [--reuse-memory]
+
+Each DIR holds an importable jax_apple_fft, e.g. made at each commit with
+`python -m pip install --no-deps --target DIR .`. One process per build in
+turn, `--processes` times; each checks ours against numpy, then times
+ours-1t, ours-all, scipy-1w and scipy-all interleaved for `--rounds` rounds.
+Printed per row and build: the median over processes of each process's
+median, and of each process's ours-all / scipy-all ratio (a process that the
+machine slows as a whole moves both).
+
+This is how the speed changes in docs/performance.md were decided: two
+builds in one process cannot be loaded, and processes differ (allocator
+state, where the kernel maps memory), so one process per build is not enough.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import allocator
+
+# Before any large allocation: see allocator.
+if "--reuse-memory" in sys.argv:
+    allocator.keep_freed_memory()
+
+CHILD_FLAG = "--child"
+RATIO = "ours-all/scipy-all"
+
+
+def parse_arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", action="append", default=[], metavar="LABEL=DIR",
+                        help="a build to compare: a label and a directory holding jax_apple_fft "
+                             "(give two or more)")
+    parser.add_argument("--only", nargs="+", required=True, metavar="ROW",
+                        help="row names, as in run.py's table")
+    parser.add_argument("--processes", type=int, default=3, help="processes per build (default: 3)")
+    parser.add_argument("--rounds", type=int, default=21,
+                        help="interleaved rounds per process (default: 21)")
+    parser.add_argument("--reuse-memory", action="store_true",
+                        help="every process as run.py --reuse-memory (see benchmarks/allocator.py)")
+    parser.add_argument(CHILD_FLAG, action="store_true", help=argparse.SUPPRESS)
+    return parser.parse_args()
+
+
+def child(rows: list[str], rounds: int) -> dict[str, dict[str, float]]:
+    """Runs in a build's process: the medians of every row, by contender."""
+    import jax
+    import numpy as np
+
+    from contenders import (OURS_ALL_CORES, OURS_ONE_THREAD, SCIPY_ALL_WORKERS, SCIPY_ONE_WORKER,
+                            all_contenders)
+    from measure import run_row
+    from suite import full_suite
+    from timing import TimingPlan
+
+    jax.config.update("jax_enable_x64", True)
+    suite = {row.name: row for row in full_suite()}
+    wanted = {OURS_ONE_THREAD, OURS_ALL_CORES, SCIPY_ONE_WORKER, SCIPY_ALL_WORKERS}
+    contenders = [contender for contender in all_contenders() if contender.label in wanted]
+    plan = TimingPlan(min_measurement_seconds=2e-3, min_rounds=rounds, max_rounds=rounds,
+                      seconds_per_row=0.0)
+    medians = {}
+    for name in rows:
+        result = run_row(suite[name], contenders, plan, np.random.default_rng(0))
+        if result.disagreeing:
+            raise SystemExit(f"{name}: {', '.join(result.disagreeing)} disagree with numpy")
+        medians[name] = {label: result.median(label) for label in result.timings}
+    return medians
+
+
+def run_build(directory: Path, arguments: argparse.Namespace) -> dict[str, dict[str, float]]:
+    # The build first on the path, ahead of any installed copy.
+    path = os.pathsep.join(filter(None, [str(directory), os.environ.get("PYTHONPATH")]))
+    environment = dict(os.environ, PYTHONPATH=path)
+    command = [sys.executable, __file__, CHILD_FLAG, "--rounds", str(arguments.rounds),
+               "--only", *arguments.only]
+    if arguments.reuse_memory:
+        command.append("--reuse-memory")
+    finished = subprocess.run(command, env=environment, capture_output=True, text=True)
+    if finished.returncode != 0:
+        raise SystemExit(f"the process for {directory} failed:\n{finished.stderr}")
+    return json.loads(finished.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    arguments = parse_arguments()
+    if arguments.child:
+        print(json.dumps(child(arguments.only, arguments.rounds)))
+        return 0
+    builds = dict(build.split("=", 1) for build in arguments.build if "=" in build)
+    if len(builds) < 2 or len(builds) != len(arguments.build):
+        print("give two or more builds as --build LABEL=DIR", file=sys.stderr)
+        return 2
+    unknown = set(arguments.only) - _row_names()
+    if unknown:
+        print(f"no rows named {sorted(unknown)}; see run.py's table", file=sys.stderr)
+        return 2
+    # samples[row][build][label]: one median per process
+    samples: dict[str, dict[str, dict[str, list[float]]]] = {}
+    for index in range(arguments.processes):
+        for label, directory in builds.items():
+            print(f"process {index + 1}/{arguments.processes}: {label}", file=sys.stderr)
+            for row, medians in run_build(Path(directory), arguments).items():
+                per_label = samples.setdefault(row, {}).setdefault(label, {})
+                for contender, seconds in medians.items():
+                    per_label.setdefault(contender, []).append(seconds)
+                per_label.setdefault(RATIO, []).append(medians["ours-all"] / medians["scipy-all"])
+    columns = ["ours-1t", "ours-all", "scipy-1w", "scipy-all"]
+    print(f"{'row':28} {'build':10} " + " ".join(f"{c:>10}" for c in columns) + f" {RATIO:>19}")
+    for row, by_build in samples.items():
+        for label, values in by_build.items():
+            times = " ".join(f"{statistics.median(values[c]) * 1e3:8.2f}ms" for c in columns)
+            print(f"{row:28} {label:10} {times} {statistics.median(values[RATIO]):19.3f}")
+    return 0
+
+
+def _row_names() -> set[str]:
+    from suite import full_suite
+    return {row.name for row in full_suite()}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
