@@ -12,9 +12,9 @@ Printed per row and build: the median over processes of each process's
 median, and of each process's ours-all / scipy-all ratio (a process that the
 machine slows as a whole moves both).
 
-This is how the speed changes in docs/performance.md were decided: two
-builds in one process cannot be loaded, and processes differ (allocator
-state, where the kernel maps memory), so one process per build is not enough.
+Two builds cannot be loaded in one process, and processes differ (allocator
+state, where the kernel maps memory), so one process per build is not
+enough. Item 18 of docs/performance.md was measured this way.
 """
 
 from __future__ import annotations
