@@ -57,9 +57,13 @@ def child(rows: list[str], rounds: int) -> dict[str, dict[str, float]]:
     """Runs in a build's process: the medians of every row, by contender."""
     import jax
     import numpy as np
-
-    from contenders import (OURS_ALL_CORES, OURS_ONE_THREAD, SCIPY_ALL_WORKERS, SCIPY_ONE_WORKER,
-                            all_contenders)
+    from contenders import (
+        OURS_ALL_CORES,
+        OURS_ONE_THREAD,
+        SCIPY_ALL_WORKERS,
+        SCIPY_ONE_WORKER,
+        all_contenders,
+    )
     from measure import run_row
     from suite import full_suite
     from timing import TimingPlan
@@ -87,7 +91,7 @@ def run_build(directory: Path, arguments: argparse.Namespace) -> dict[str, dict[
                "--only", *arguments.only]
     if arguments.reuse_memory:
         command.append("--reuse-memory")
-    finished = subprocess.run(command, env=environment, capture_output=True, text=True)
+    finished = subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
     if finished.returncode != 0:
         raise SystemExit(f"the process for {directory} failed:\n{finished.stderr}")
     return json.loads(finished.stdout.strip().splitlines()[-1])
