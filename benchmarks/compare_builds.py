@@ -55,6 +55,7 @@ def parse_arguments() -> argparse.Namespace:
 
 def child(rows: list[str], rounds: int) -> dict[str, dict[str, float]]:
     """Runs in a build's process: the medians of every row, by contender."""
+    # Imported here: the parent process never loads jax or any build.
     import jax
     import numpy as np
     from contenders import (
