@@ -125,9 +125,13 @@ def main() -> int:
     print(f"{'row':28} {'build':10} " + " ".join(f"{c:>10}" for c in columns) + f" {RATIO:>19}")
     for row, by_build in samples.items():
         for label, values in by_build.items():
-            times = " ".join(f"{statistics.median(values[c]) * 1e3:8.2f}ms" for c in columns)
+            times = " ".join(f"{_milliseconds(statistics.median(values[c])):>10}" for c in columns)
             print(f"{row:28} {label:10} {times} {statistics.median(values[RATIO]):19.3f}")
     return 0
+
+
+def _milliseconds(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g}ms"
 
 
 def _row_names() -> set[str]:
