@@ -54,7 +54,8 @@ def parse_arguments() -> argparse.Namespace:
 
 
 def child(rows: list[str], rounds: int) -> dict[str, dict[str, float]]:
-    """Runs in a build's process: the medians of every row, by contender."""
+    """Runs in a build's process: the medians of every row, by contender,
+    and their ratio ours-all / scipy-all."""
     # Imported here: the parent process never loads jax or any build.
     import jax
     import numpy as np
@@ -81,6 +82,7 @@ def child(rows: list[str], rounds: int) -> dict[str, dict[str, float]]:
         if result.disagreeing:
             raise SystemExit(f"{name}: {', '.join(result.disagreeing)} disagree with numpy")
         medians[name] = {label: result.median(label) for label in result.timings}
+        medians[name][RATIO] = result.median(OURS_ALL_CORES) / result.median(SCIPY_ALL_WORKERS)
     return medians
 
 
@@ -118,16 +120,22 @@ def main() -> int:
             print(f"process {index + 1}/{arguments.processes}: {label}", file=sys.stderr)
             for row, medians in run_build(Path(directory), arguments).items():
                 per_label = samples.setdefault(row, {}).setdefault(label, {})
-                for contender, seconds in medians.items():
-                    per_label.setdefault(contender, []).append(seconds)
-                per_label.setdefault(RATIO, []).append(medians["ours-all"] / medians["scipy-all"])
-    columns = ["ours-1t", "ours-all", "scipy-1w", "scipy-all"]
-    print(f"{'row':28} {'build':10} " + " ".join(f"{c:>10}" for c in columns) + f" {RATIO:>19}")
+                for column, value in medians.items():
+                    per_label.setdefault(column, []).append(value)
+    print(f"{'row':28} {'build':10} " + " ".join(f"{c:>10}" for c in _time_columns(samples))
+          + f" {RATIO:>19}")
     for row, by_build in samples.items():
         for label, values in by_build.items():
-            times = " ".join(f"{_milliseconds(statistics.median(values[c])):>10}" for c in columns)
+            times = " ".join(f"{_milliseconds(statistics.median(values[c])):>10}"
+                             for c in _time_columns(samples))
             print(f"{row:28} {label:10} {times} {statistics.median(values[RATIO]):19.3f}")
     return 0
+
+
+def _time_columns(samples: dict[str, dict[str, dict[str, list[float]]]]) -> list[str]:
+    """The contenders' labels, in the children's order (the ratio apart)."""
+    first = next(iter(next(iter(samples.values())).values()))
+    return [column for column in first if column != RATIO]
 
 
 def _milliseconds(seconds: float) -> str:

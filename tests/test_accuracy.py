@@ -75,7 +75,7 @@ def test_long_lines_meet_the_bound(dtype, shape, axes):
 @pytest.mark.parametrize("dtype,shape", [
     (np.float64, (8, 1 << 15)),
     (np.float64, (5, 1 << 16)),
-    (np.float64, (3, 1 << 14)),
+    (np.float64, (9, 1 << 14)),
     (np.float32, (9, 1 << 15)),
 ])
 def test_batches_of_long_real_lines_meet_the_bound(dtype, shape):
