@@ -91,3 +91,28 @@ def test_batches_of_long_real_lines_meet_the_bound(dtype, shape):
             back = af.irfft(half.astype(np.result_type(dtype, np.complex64)), n=n, norm=norm)
             assert back.dtype == dtype
             assert relative_l2(back, np.fft.irfft(half, n=n, norm=norm)) <= limit
+
+
+# Real lines along a non-last axis: gathered several SIMD groups at a time
+# where the lines lie side by side (docs/performance.md, item 19), one group
+# at a time where a group spans rows of a narrow last axis.
+@pytest.mark.parametrize("dtype,shape,axis", [
+    (np.float64, (4096, 256), 0),
+    (np.float32, (1000, 96, 2), 0),
+    (np.float32, (2, 4095, 40), 1),
+    (np.float64, (64, 1024, 3), 1),
+])
+def test_real_lines_along_a_non_last_axis_meet_the_bound(dtype, shape, axis):
+    rng = np.random.default_rng(shape[axis])
+    r = rng.standard_normal(shape)
+    n = shape[axis]
+    limit = bound(n, dtype)
+    with jax.enable_x64(True):
+        for norm in (None, "ortho"):
+            got = af.rfft(r.astype(dtype), axis=axis, norm=norm)
+            assert relative_l2(got, np.fft.rfft(r, axis=axis, norm=norm)) <= limit
+            half = np.fft.rfft(r, axis=axis)
+            back = af.irfft(half.astype(np.result_type(dtype, np.complex64)), n=n, axis=axis,
+                            norm=norm)
+            assert back.dtype == dtype
+            assert relative_l2(back, np.fft.irfft(half, n=n, axis=axis, norm=norm)) <= limit

@@ -158,7 +158,15 @@ inline void for_each_in_bunch(C* base, const std::int64_t* offsets, std::int64_t
       for (std::int64_t i = first; i < n; ++i) visit(g, i);
     return;
   }
-  for (std::int64_t i = 0; i < n; ++i) {
+  if (groups == 1) {  // the same, with the group index known
+    for (std::int64_t i = first; i < n; ++i) {
+      if (i + kPrefetchDistance < n)
+        __builtin_prefetch(base + offsets[0] + (i + kPrefetchDistance) * stride, kForWrite ? 1 : 0);
+      visit(0, i);
+    }
+    return;
+  }
+  for (std::int64_t i = first; i < n; ++i) {
     if (i + kPrefetchDistance < n)
       for (std::size_t g = 0; g < groups; ++g)
         __builtin_prefetch(base + offsets[g * lanes] + (i + kPrefetchDistance) * stride,
@@ -208,9 +216,11 @@ class CpuTransformImpl final : public CpuTransform {
     }
     bool contiguous() const { return src_strides[axis] == 1 && dst_strides[axis] == 1; }
     // Scratch of one SIMD group, in vectors of `lanes` complex values: the
-    // line and pocketfft's buffer.
+    // line and pocketfft's buffer (real values two to a complex one).
     std::size_t group_scratch() const {
-      return 2 * static_cast<std::size_t>(n) + std::max(complex.bufsize(), real.bufsize());
+      const std::size_t length = static_cast<std::size_t>(n);
+      if (op == LineOp::kComplex) return 2 * length + complex.bufsize();
+      return (length + real.bufsize() + 1) / 2;
     }
   };
 
@@ -301,6 +311,7 @@ class CpuTransformImpl final : public CpuTransform {
       Pass pass{op, src, dst, shape_of(dst), strides_of(src), strides_of(dst), real_axis,
                 spec.length(real_axis)};
       pass.real = plans_for<RealEngine<T>, RealPlan>(pass, true, cache);
+      pass.bunch = choose_bunch(pass, cache.workers().threads());
       passes_.push_back(std::move(pass));
     };
     switch (spec.kind) {
@@ -333,17 +344,38 @@ class CpuTransformImpl final : public CpuTransform {
   // than one (together with prefetching, measured against one group at a
   // time: c2c f64 128^3 50.4 -> 25.8 ms on 1 thread, 1024^2 14.7 -> 10.3 ms).
   // The groups' scratch stays within half of L2, and every busy thread
-  // keeps a bunch.
+  // keeps a bunch. Real lines are bunched only where the groups lie side by
+  // side (neighbour_run): along axis 0 of 4096x256 on 1 thread, against one
+  // group at a time, r2c f64 0.79, c2r f64 0.73, f32 0.85 and 0.75; along
+  // axis 1 of 2x4096x64, 0.79-0.94. Bunches spanning the rows of a narrow
+  // last axis lost (c2r f32 along axis 1 of 256x1024x5, 8x8192x8: 1.19x,
+  // 1.15x), while complex lines gain there (c2c f64 along axis 1 of
+  // 256x1024x5: 1.37x slower kept to side-by-side groups).
   static std::size_t choose_bunch(const Pass& pass, std::int64_t threads) {
     if (pass.contiguous() || pass.lanes == 1) return 1;
     const std::int64_t lines = pass.lines();
     const std::size_t group_bytes = pass.group_scratch() * pass.lanes * sizeof(Cmplx<T>);
     const std::int64_t busy = busy_threads(lines, pass.n, threads);
+    const std::int64_t run = pass.op == LineOp::kComplex ? lines : neighbour_run(pass);
     std::size_t bunch = kMaxBunch;
     while (bunch > 1 && (bunch * group_bytes > kL2Bytes / 2 ||
-                         static_cast<std::int64_t>(bunch * pass.lanes) * busy > lines))
+                         static_cast<std::int64_t>(bunch * pass.lanes) * busy > lines ||
+                         static_cast<std::int64_t>(bunch * pass.lanes) > run))
       bunch /= 2;
     return bunch;
+  }
+
+  // How many lines in a row of a pass start one element after another, in
+  // the source and the destination alike: the dimensions other than the
+  // axis, innermost first, for as long as they are dense on both sides.
+  static std::int64_t neighbour_run(const Pass& pass) {
+    std::int64_t run = 1;
+    for (std::size_t d = pass.shape.size(); d-- > 0;) {
+      if (static_cast<std::int64_t>(d) == pass.axis || pass.shape[d] == 1) continue;
+      if (pass.src_strides[d] != run || pass.dst_strides[d] != run) break;
+      run *= pass.shape[d];
+    }
+    return run;
   }
 
   const TransformSpec& spec() const override { return spec_; }
@@ -456,7 +488,7 @@ class CpuTransformImpl final : public CpuTransform {
         if (r.pass.op == LineOp::kComplex)
           transform_complex<V, lanes>(r, line, groups, src_off, dst_off);
         else
-          transform_real<V, lanes>(r.pass, r.src, r.dst, src_off, dst_off, r.scratch, r.fct);
+          transform_real<V, lanes>(r, groups, src_off, dst_off);
         line += static_cast<std::int64_t>(groups) * width;
       }
       return line;
@@ -584,107 +616,150 @@ class CpuTransformImpl final : public CpuTransform {
     return true;
   }
 
-  // Transforms `lanes` real lines at once (V is T or a SIMD vector of T).
-  // Contiguous lines move whole tiles at a time (lane_tiles.h), neighbouring
-  // strided lines a run of values per element (c2r f32 along axis 0 of
-  // 4096x256, 1 thread: 0.89; r2c 0.95; float64 0.97-0.99), the rest value by
-  // value.
+  // Transforms `groups` SIMD groups of real lines (V is T or a SIMD vector
+  // of T). Contiguous lines move whole tiles at a time (lane_tiles.h), then
+  // value by value; strided ones element by element across the bunch, as
+  // runs of values where the lines are neighbours (c2r f32 along axis 0 of
+  // 4096x256, 1 thread: 0.89; r2c 0.95; float64 0.97-0.99), else value by
+  // value. The zero and Nyquist terms, real, are moved apart from the loops.
   template <class V, std::size_t lanes>
-  void transform_real(const Pass& pass, const void* src, void* dst, const std::int64_t* src_off,
-                      const std::int64_t* dst_off, void* scratch, T fct) const {
+  void transform_real(const Range& r, std::size_t groups, const std::int64_t* src_off,
+                      const std::int64_t* dst_off) const {
+    const Pass& pass = r.pass;
     const std::int64_t n = pass.n;
+    const std::int64_t pairs = (n + 1) / 2;  // elements 1 .. pairs - 1 have both parts
     const std::int64_t ss = pass.src_strides[pass.axis];
     const std::int64_t ds = pass.dst_strides[pass.axis];
     alignas(64) T re[lanes], im[lanes];
-    const auto& real_plan = lanes == 1 ? pass.real.single : pass.real.lanes;
+    const auto& plan = lanes == 1 ? pass.real.single : pass.real.lanes;
     // pocketfft's real layout ("halfcomplex"): r0, r1, i1, r2, i2, ... [, r_{n/2}].
-    auto* data = static_cast<V*>(scratch);
+    V* line[kMaxBunch];
+    for (std::size_t g = 0; g < groups; ++g)
+      line[g] = static_cast<V*>(r.scratch) + g * 2 * pass.group_scratch();
     // Negates the imaginary parts of a halfcomplex line in scratch.
-    auto conjugate = [n](V* line) {
-      for (std::int64_t k = 1; 2 * k < n; ++k) line[2 * k] = -line[2 * k];
+    auto conjugate = [n](V* values) {
+      for (std::int64_t k = 1; 2 * k < n; ++k) values[2 * k] = -values[2 * k];
     };
     if (pass.op == LineOp::kRealToComplex) {
-      const auto* s = static_cast<const T*>(src);
-      auto* d = static_cast<Cmplx<T>*>(dst);
-      std::int64_t i = 0;
+      const auto* s = static_cast<const T*>(r.src);
+      auto* d = static_cast<Cmplx<T>*>(r.dst);
+      std::int64_t gathered = 0;
       if (ss == 1)
-        i = lane_tiles::gather_values<T, lanes>(line_values<lanes>(s, src_off).data(), 0, n,
-                                                reinterpret_cast<T*>(data));
-      if (ss != 1 && neighbours<lanes>(src_off, 1))
-        for (; i < n; ++i) data[i] = load_lanes<V>(s + src_off[0] + i * ss);
-      for (; i < n; ++i) {
-        for (std::size_t j = 0; j < lanes; ++j) re[j] = s[src_off[j] + i * ss];
-        data[i] = load_lanes<V>(re);
+        for (std::size_t g = 0; g < groups; ++g)
+          gathered = lane_tiles::gather_values<T, lanes>(
+              line_values<lanes>(s, src_off + g * lanes).data(), 0, n, values_of(line[g]));
+      if (ss != 1 && neighbours<lanes>(src_off, groups))
+        for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, n,
+                                 [&](std::size_t g, std::int64_t i) {
+                                   line[g][i] = load_lanes<V>(s + src_off[g * lanes] + i * ss);
+                                 });
+      else
+        for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, n,
+                                 [&](std::size_t g, std::int64_t i) {
+                                   for (std::size_t j = 0; j < lanes; ++j)
+                                     re[j] = s[src_off[g * lanes + j] + i * ss];
+                                   line[g][i] = load_lanes<V>(re);
+                                 });
+      const V* res[kMaxBunch];
+      for (std::size_t g = 0; g < groups; ++g) {
+        V* out = plan->engine.exec(line[g], line[g] + n, r.fct, true);
+        // The inverse-sign transform of real data is the conjugate.
+        if (!spec_.forward) conjugate(out);
+        res[g] = out;
       }
-      const V* res = real_plan->engine.exec(data, data + n, fct, true);
-      // The inverse-sign transform of real data is the conjugate. The result
-      // is in scratch (data or pocketfft's buffer after it).
-      if (!spec_.forward) conjugate(data + (res - data));
-      store_lanes(res[0], re);
-      for (std::size_t j = 0; j < lanes; ++j) d[dst_off[j]] = Cmplx<T>(re[j], T(0));
-      // Elements 1 .. (n - 1) / 2 are (res[2k - 1], res[2k]): values 2 .. n of
-      // the output line from vectors 1 .. n - 1.
-      std::int64_t k = 1;
+      auto put_real = [&](std::size_t g, std::int64_t k, const V& x) {
+        store_lanes(x, re);
+        for (std::size_t j = 0; j < lanes; ++j)
+          d[dst_off[g * lanes + j] + k * ds] = Cmplx<T>(re[j], T(0));
+      };
+      for (std::size_t g = 0; g < groups; ++g) {
+        put_real(g, 0, res[g][0]);
+        if (n % 2 == 0 && n > 1) put_real(g, n / 2, res[g][n - 1]);
+      }
+      // Element k is (res[2k - 1], res[2k]): for contiguous lines, values
+      // 2 .. 2 * pairs of the output line, from vectors 1 .. 2 * pairs - 1.
+      std::int64_t scattered = 1;
       if (ds == 1 && n > 1)
-        k = lane_tiles::scatter_values<T, lanes>(reinterpret_cast<const T*>(res + 1),
-                                                 line_values<lanes>(d, dst_off).data(), 2,
-                                                 2 * ((n + 1) / 2)) / 2;
-      if (ds != 1 && neighbours<lanes>(dst_off, 1))
-        for (; 2 * k < n; ++k)
-          lane_tiles::join_pairs<T, lanes>(values_of(res + 2 * k - 1),
-                                           values_of(d + dst_off[0] + k * ds));
-      for (; 2 * k < n; ++k) {
-        store_lanes(res[2 * k - 1], re);
-        store_lanes(res[2 * k], im);
-        for (std::size_t j = 0; j < lanes; ++j) d[dst_off[j] + k * ds] = Cmplx<T>(re[j], im[j]);
-      }
-      if (2 * k == n) {
-        store_lanes(res[n - 1], re);
-        for (std::size_t j = 0; j < lanes; ++j) d[dst_off[j] + k * ds] = Cmplx<T>(re[j], T(0));
-      }
+        for (std::size_t g = 0; g < groups; ++g)
+          scattered = lane_tiles::scatter_values<T, lanes>(
+                          values_of(res[g] + 1), line_values<lanes>(d, dst_off + g * lanes).data(),
+                          2, 2 * pairs) / 2;
+      if (ds != 1 && neighbours<lanes>(dst_off, groups))
+        for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, pairs,
+                                [&](std::size_t g, std::int64_t k) {
+                                  lane_tiles::join_pairs<T, lanes>(
+                                      values_of(res[g] + 2 * k - 1),
+                                      values_of(d + dst_off[g * lanes] + k * ds));
+                                });
+      else
+        for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, pairs,
+                                [&](std::size_t g, std::int64_t k) {
+                                  store_lanes(res[g][2 * k - 1], re);
+                                  store_lanes(res[g][2 * k], im);
+                                  for (std::size_t j = 0; j < lanes; ++j)
+                                    d[dst_off[g * lanes + j] + k * ds] = Cmplx<T>(re[j], im[j]);
+                                });
       return;
     }
     // Complex to real: pocketfft's backward real transform has the inverse
     // sign, so a forward-sign C2R conjugates its input first. The imaginary
     // parts of the zero and Nyquist terms are dropped, as numpy does.
-    const auto* s = static_cast<const Cmplx<T>*>(src);
-    auto* d = static_cast<T*>(dst);
-    for (std::size_t j = 0; j < lanes; ++j) re[j] = s[src_off[j]].r;
-    data[0] = load_lanes<V>(re);
-    std::int64_t k = 1;
+    const auto* s = static_cast<const Cmplx<T>*>(r.src);
+    auto* d = static_cast<T*>(r.dst);
+    auto take_real = [&](std::size_t g, std::int64_t k) {
+      for (std::size_t j = 0; j < lanes; ++j) re[j] = s[src_off[g * lanes + j] + k * ss].r;
+      return load_lanes<V>(re);
+    };
+    for (std::size_t g = 0; g < groups; ++g) {
+      line[g][0] = take_real(g, 0);
+      if (n % 2 == 0 && n > 1) line[g][n - 1] = take_real(g, n / 2);
+    }
+    std::int64_t gathered = 1;
     if (ss == 1 && n > 1)
-      k = lane_tiles::gather_values<T, lanes>(line_values<lanes>(s, src_off).data(), 2,
-                                              2 * ((n + 1) / 2),
-                                              reinterpret_cast<T*>(data + 1)) / 2;
-    if (ss != 1 && neighbours<lanes>(src_off, 1))
-      for (; 2 * k < n; ++k)
-        lane_tiles::split_pairs<T, lanes>(values_of(s + src_off[0] + k * ss),
-                                          values_of(data + 2 * k - 1));
-    for (; 2 * k < n; ++k) {
-      for (std::size_t j = 0; j < lanes; ++j) {
-        const Cmplx<T>& x = s[src_off[j] + k * ss];
-        re[j] = x.r;
-        im[j] = x.i;
-      }
-      data[2 * k - 1] = load_lanes<V>(re);
-      data[2 * k] = load_lanes<V>(im);
+      for (std::size_t g = 0; g < groups; ++g)
+        gathered = lane_tiles::gather_values<T, lanes>(
+                       line_values<lanes>(s, src_off + g * lanes).data(), 2, 2 * pairs,
+                       values_of(line[g] + 1)) / 2;
+    if (ss != 1 && neighbours<lanes>(src_off, groups))
+      for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, pairs,
+                               [&](std::size_t g, std::int64_t k) {
+                                 lane_tiles::split_pairs<T, lanes>(
+                                     values_of(s + src_off[g * lanes] + k * ss),
+                                     values_of(line[g] + 2 * k - 1));
+                               });
+    else
+      for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, pairs,
+                               [&](std::size_t g, std::int64_t k) {
+                                 for (std::size_t j = 0; j < lanes; ++j) {
+                                   const Cmplx<T>& x = s[src_off[g * lanes + j] + k * ss];
+                                   re[j] = x.r;
+                                   im[j] = x.i;
+                                 }
+                                 line[g][2 * k - 1] = load_lanes<V>(re);
+                                 line[g][2 * k] = load_lanes<V>(im);
+                               });
+    const V* res[kMaxBunch];
+    for (std::size_t g = 0; g < groups; ++g) {
+      if (spec_.forward) conjugate(line[g]);
+      res[g] = plan->engine.exec(line[g], line[g] + n, r.fct, false);
     }
-    if (2 * k == n) {
-      for (std::size_t j = 0; j < lanes; ++j) re[j] = s[src_off[j] + k * ss].r;
-      data[n - 1] = load_lanes<V>(re);
-    }
-    if (spec_.forward) conjugate(data);
-    const V* res = real_plan->engine.exec(data, data + n, fct, false);
-    std::int64_t i = 0;
+    std::int64_t scattered = 0;
     if (ds == 1)
-      i = lane_tiles::scatter_values<T, lanes>(reinterpret_cast<const T*>(res),
-                                               line_values<lanes>(d, dst_off).data(), 0, n);
-    if (ds != 1 && neighbours<lanes>(dst_off, 1))
-      for (; i < n; ++i) store_lanes(res[i], d + dst_off[0] + i * ds);
-    for (; i < n; ++i) {
-      store_lanes(res[i], re);
-      for (std::size_t j = 0; j < lanes; ++j) d[dst_off[j] + i * ds] = re[j];
-    }
+      for (std::size_t g = 0; g < groups; ++g)
+        scattered = lane_tiles::scatter_values<T, lanes>(
+            values_of(res[g]), line_values<lanes>(d, dst_off + g * lanes).data(), 0, n);
+    if (ds != 1 && neighbours<lanes>(dst_off, groups))
+      for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, n,
+                              [&](std::size_t g, std::int64_t i) {
+                                store_lanes(res[g][i], d + dst_off[g * lanes] + i * ds);
+                              });
+    else
+      for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, n,
+                              [&](std::size_t g, std::int64_t i) {
+                                store_lanes(res[g][i], re);
+                                for (std::size_t j = 0; j < lanes; ++j)
+                                  d[dst_off[g * lanes + j] + i * ds] = re[j];
+                              });
   }
 
   // The twiddle factors of a four-step column pass: element i of column c

@@ -207,6 +207,13 @@ void test_transforms_match_reference() {
       {TransformKind::kR2C, false, {11, 16}, {0}, 11},
       {TransformKind::kC2R, false, {11, 32}, {0}, 20},
       {TransformKind::kC2R, true, {11, 16}, {0}, 21},
+      // Real lines side by side in bunches of SIMD groups, with ragged ends
+      // and across merged dimensions; and groups spanning rows, not bunched.
+      {TransformKind::kR2C, true, {9, 64}, {0}, 9},
+      {TransformKind::kC2R, false, {7, 48}, {0}, 12},
+      {TransformKind::kR2C, false, {10, 4, 6}, {0}, 10},
+      {TransformKind::kR2C, true, {6, 10, 3}, {1}, 10},
+      {TransformKind::kC2R, true, {5, 6, 3}, {1}, 11},
   };
   for (const auto& c : cases) {
     for (Precision p : {Precision::kSingle, Precision::kDouble}) {
