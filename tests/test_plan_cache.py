@@ -424,6 +424,23 @@ def test_threads_one_and_two_agree(name, shape, kwargs, bitwise, rng):
     assert_matches(b, ref, b.dtype, int(np.prod(shape)))
 
 
+def _thread_names() -> list[str]:
+    tasks = "/proc/self/task"
+    return [open(f"{tasks}/{task}/comm").read().strip() for task in os.listdir(tasks)]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="thread names read from /proc")
+def test_workers_carry_the_library_name():
+    """A cache of n threads starts n - 1 workers, named for profilers and top -H."""
+    before = _thread_names().count("jax_apple_fft")
+    cache = af.PlanCache(threads=3)
+    deadline = time.monotonic() + 10  # a worker names itself once it runs
+    while _thread_names().count("jax_apple_fft") < before + 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _thread_names().count("jax_apple_fft") == before + 2
+    cache.close()
+
+
 @pytest.mark.parametrize("kwargs", [
     {"max_entries": -1}, {"max_bytes": -5}, {"threads": 0}, {"threads": True},
     {"max_entries": 1.5}, {"max_bytes": None}, {"threads": "2"},
