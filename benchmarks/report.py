@@ -26,8 +26,9 @@ from timing import TimingPlan
 ROW_COLUMN_WIDTH = 26
 TIME_COLUMN_WIDTH = 11
 RATIO_COLUMN_WIDTH = 10
-# Rows whose ours-all calls take this many page faults get them listed.
-FAULTS_WORTH_SHOWING = 100
+# Rows whose ours-all calls take this many page faults get them listed: an
+# output in use takes none, a fresh one at least one per 2 MiB huge page.
+FAULTS_WORTH_SHOWING = 10
 
 # Ratio headers abbreviate the contenders to keep the table readable.
 SHORT_LABELS = {OURS_ONE_THREAD: "1t", OURS_ALL_CORES: "all",
