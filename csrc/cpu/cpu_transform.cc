@@ -142,9 +142,9 @@ inline void store_lanes(const V& v, T* values) {
 // threads: no prefetch 32.2 ms, 4 ahead 25.5, 8 ahead 25.9, 16 ahead 26.0).
 constexpr std::int64_t kPrefetchDistance = 8;
 
-// Calls visit(g, i) for element i >= first of every SIMD group g of a bunch
-// whose lines start at base + offsets[g * lanes] with the given element
-// stride (first is 0 unless the lines are contiguous).
+// Calls visit(g, i) for elements first <= i < n of every SIMD group g of a
+// bunch whose lines start at base + offsets[g * lanes] with the given
+// element stride.
 // Contiguous lines are visited one after another (a plain loop the compiler
 // vectorises: the bunched order cost 1.1-1.3x on c2c f64 16384x128);
 // strided ones element by element across the bunch, so neighbouring lines
@@ -633,7 +633,7 @@ class CpuTransformImpl final : public CpuTransform {
     alignas(64) T re[lanes], im[lanes];
     const auto& plan = lanes == 1 ? pass.real.single : pass.real.lanes;
     // pocketfft's real layout ("halfcomplex"): r0, r1, i1, r2, i2, ... [, r_{n/2}].
-    V* line[kMaxBunch];
+    V* line[kMaxBunch];  // group_scratch() counts complex vectors, two V each
     for (std::size_t g = 0; g < groups; ++g)
       line[g] = static_cast<V*>(r.scratch) + g * 2 * pass.group_scratch();
     // Negates the imaginary parts of a halfcomplex line in scratch.
