@@ -14,12 +14,13 @@ machine slows as a whole moves both).
 
 Two builds cannot be loaded in one process, and processes differ (allocator
 state, where the kernel maps memory), so one process per build is not
-enough. Item 18 of docs/performance.md was measured this way.
+enough. Items 18 and 19 of docs/performance.md were measured this way.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -68,14 +69,13 @@ def child(rows: list[str], rounds: int) -> dict[str, dict[str, float]]:
     )
     from measure import run_row
     from suite import full_suite
-    from timing import TimingPlan
+    from timing import FULL_PLAN
 
     jax.config.update("jax_enable_x64", True)
     suite = {row.name: row for row in full_suite()}
     wanted = {OURS_ONE_THREAD, OURS_ALL_CORES, SCIPY_ONE_WORKER, SCIPY_ALL_WORKERS}
     contenders = [contender for contender in all_contenders() if contender.label in wanted]
-    plan = TimingPlan(min_measurement_seconds=2e-3, min_rounds=rounds, max_rounds=rounds,
-                      seconds_per_row=0.0)
+    plan = dataclasses.replace(FULL_PLAN, min_rounds=rounds, max_rounds=rounds, seconds_per_row=0.0)
     medians = {}
     for name in rows:
         result = run_row(suite[name], contenders, plan, np.random.default_rng(0))
