@@ -1,15 +1,20 @@
 """What fresh memory costs on this machine: writing a block that has just
 been mapped, against writing the same block again.
 
-    python benchmarks/first_touch.py [--mib 32] [--repeats 20] [--small-pages]
+    python benchmarks/first_touch.py [--mib 32] [--repeats 20] [--idle 3] [--small-pages]
 
 A transform's output is fresh memory whenever the allocator maps it anew
 (docs/performance.md, "Left on the table"): every page is then faulted in
 and zeroed by the kernel before the transform's first store lands. This
-script measures that cost apart from any FFT: one memset over a block just
-mapped with huge-page advice (as the library advises its outputs; none
-with --small-pages), then over a block in use, by one thread and by two threads taking half each.
-Medians of --repeats.
+script measures that cost apart from any FFT: one memset over a private
+block just mapped with huge-page advice (as the library advises its outputs;
+none with --small-pages), then over a block in use, by one thread and by two
+threads taking half each. Fresh blocks are timed twice: mapped right after
+the previous one was unmapped, so the kernel hands back pages it has just
+freed, and mapped after --idle seconds with nothing mapped. A virtual
+machine whose kernel reports free memory to its host (virtio-balloon free
+page reporting) gives the host those idle pages back, and the next touch of
+each then waits for the host as well. Medians of --repeats (of 5 after idling).
 """
 
 from __future__ import annotations
@@ -42,7 +47,8 @@ def write_in_parts(address: int, size: int, threads: int) -> float:
 
 
 def fresh_block(size: int, huge_pages: bool) -> mmap.mmap:
-    block = mmap.mmap(-1, size)
+    # Private, as malloc's blocks are: shared anonymous memory gets no huge pages.
+    block = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     if huge_pages and hasattr(mmap, "MADV_HUGEPAGE"):
         block.madvise(mmap.MADV_HUGEPAGE)
     return block
@@ -52,29 +58,54 @@ def address_of(block: mmap.mmap) -> int:
     return ctypes.addressof(ctypes.c_char.from_buffer(block))
 
 
+def time_fresh(size: int, threads: int, huge_pages: bool, repeats: int, idle: float) -> float:
+    """Median seconds to fill a block just mapped, `idle` seconds after the
+    previous one was unmapped."""
+    times = []
+    for _ in range(repeats):
+        time.sleep(idle)
+        block = fresh_block(size, huge_pages)
+        times.append(write_in_parts(address_of(block), size, threads))
+        block.close()
+    return statistics.median(times)
+
+
+def reported_mib() -> int | None:
+    """Free memory the kernel has reported to its host so far, where it says."""
+    try:
+        with open("/sys/module/page_reporting/parameters/reported_kib") as counter:
+            return int(counter.read()) >> 10
+    except (OSError, ValueError):
+        return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mib", type=int, default=32, help="block size in MiB (default: 32)")
     parser.add_argument("--repeats", type=int, default=20, help="medians of this many (default: 20)")
     parser.add_argument("--small-pages", action="store_true", help="no huge-page advice")
+    parser.add_argument("--idle", type=float, default=3.0,
+                        help="seconds to wait before mapping an idle-fresh block (default: 3)")
     arguments = parser.parse_args()
     huge_pages = not arguments.small_pages
     size = arguments.mib << 20
+    reported_before = reported_mib()
     print(f"{arguments.mib} MiB, {'huge-page advice' if huge_pages else 'small pages'}, "
           f"medians of {arguments.repeats}")
     for threads in (1, 2):
-        fresh = []
-        for _ in range(arguments.repeats):
-            block = fresh_block(size, huge_pages)
-            fresh.append(write_in_parts(address_of(block), size, threads))
-            block.close()
+        fresh = time_fresh(size, threads, huge_pages, arguments.repeats, 0.0)
+        after_idle = time_fresh(size, threads, huge_pages, 5, arguments.idle)
         block = fresh_block(size, huge_pages)
         write_in_parts(address_of(block), size, threads)  # now in use
-        in_use = [write_in_parts(address_of(block), size, threads)
-                  for _ in range(arguments.repeats)]
+        in_use = statistics.median(write_in_parts(address_of(block), size, threads)
+                                   for _ in range(arguments.repeats))
         block.close()
-        print(f"{threads} thread(s): fresh {statistics.median(fresh) * 1e3:6.2f} ms, "
-              f"in use {statistics.median(in_use) * 1e3:6.2f} ms")
+        print(f"{threads} thread(s): fresh {fresh * 1e3:6.2f} ms, "
+              f"fresh after {arguments.idle:g} s idle {after_idle * 1e3:6.2f} ms, "
+              f"in use {in_use * 1e3:6.2f} ms")
+    reported_after = reported_mib()
+    if reported_before is not None and reported_after is not None:
+        print(f"free memory reported to the host meanwhile: {reported_after - reported_before} MiB")
     return 0
 
 
