@@ -449,9 +449,11 @@ class CpuTransformImpl final : public CpuTransform {
       // Only the last pass streams: an earlier one's output is read back.
       const Range range{pass, src, dst, scratch.data(), fct, pass.last ? stream : Streaming{}};
       std::int64_t line = first;
+      // Lines left over from the widest groups run in narrower ones, as far
+      // as they fill them: a lone line costs more than its share of a group.
       if (pass.lanes == kLanes) line = run_groups<kLanes>(range, w, line, end);
-      if (pass.lanes == kLanes / 2) line = run_groups<kLanes / 2>(range, w, line, end);
-      if (pass.lanes == kLanes / 4) line = run_groups<kLanes / 4>(range, w, line, end);
+      if (pass.lanes >= kLanes / 2) line = run_groups<kLanes / 2>(range, w, line, end);
+      if (pass.lanes >= kLanes / 4) line = run_groups<kLanes / 4>(range, w, line, end);
       run_groups<1>(range, w, line, end);
       if (range.stream.lines || range.stream.tiles) stream_fence();
     });
