@@ -27,6 +27,8 @@ import sys
 import threading
 import time
 
+IDLE_REPEATS = 5  # each costs --idle seconds
+
 libc = ctypes.CDLL(None)
 libc.memset.restype = ctypes.c_void_p
 libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
@@ -94,7 +96,7 @@ def main() -> int:
           f"medians of {arguments.repeats}")
     for threads in (1, 2):
         fresh = time_fresh(size, threads, huge_pages, arguments.repeats, 0.0)
-        after_idle = time_fresh(size, threads, huge_pages, 5, arguments.idle)
+        after_idle = time_fresh(size, threads, huge_pages, IDLE_REPEATS, arguments.idle)
         block = fresh_block(size, huge_pages)
         write_in_parts(address_of(block), size, threads)  # now in use
         in_use = statistics.median(write_in_parts(address_of(block), size, threads)

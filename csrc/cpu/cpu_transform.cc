@@ -181,11 +181,12 @@ class CpuTransformImpl final : public CpuTransform {
   using ComplexPlan = LinePlan<ComplexEngine<T>>;
   using RealPlan = LinePlan<RealEngine<T>>;
 
-  // pocketfft offers two layouts of a line plan: one that runs kLanes lines
-  // at once in SIMD lanes, and one that vectorises inside a single long line.
+  // pocketfft offers two layouts of a line plan: one that runs a group of
+  // lines at once in SIMD lanes, and one that vectorises inside a single long
+  // line.
   template <class Plan>
   struct Plans {
-    std::shared_ptr<const Plan> lanes;   // for groups of kLanes lines
+    std::shared_ptr<const Plan> lanes;   // for SIMD groups of any width
     std::shared_ptr<const Plan> single;  // for lines one at a time
     std::size_t bufsize() const {
       return std::max(lanes ? lanes->engine.bufsize() : 0, single ? single->engine.bufsize() : 0);
