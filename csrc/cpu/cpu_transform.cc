@@ -237,6 +237,16 @@ class CpuTransformImpl final : public CpuTransform {
     return false;
   }
 
+  // The narrowest group the task loop runs for a pass whose widest group
+  // is `lanes` (see the cascade in run_pass); lines beyond a multiple of it
+  // run one at a time, on the single-line plan.
+  static constexpr std::size_t narrowest_group(std::size_t lanes) {
+    std::size_t narrowest = lanes;
+    for (std::size_t width : {kLanes / 2, kLanes / 4})
+      if (width > 1 && width <= lanes && lane_width_exists(width)) narrowest = width;
+    return narrowest;
+  }
+
   // Chooses how many lines a pass runs per SIMD vector, and gets the plans
   // that layout needs: the widest group that still leaves a group for every
   // thread the pass keeps busy. One exception, measured here (interleaved,
@@ -265,12 +275,13 @@ class CpuTransformImpl final : public CpuTransform {
     const bool single_may_win = !real || std::is_same_v<T, double>;
     if (single_may_win && pass.contiguous() && !fits_half_l2(lanes) && fits_half_l2(1)) lanes = 1;
     pass.lanes = lanes;
-    const bool leftover_lines = lines % static_cast<std::int64_t>(lanes) != 0 || lanes == 1;
+    const std::size_t narrowest = narrowest_group(lanes);
+    const bool lone_lines = narrowest == 1 || lines % static_cast<std::int64_t>(narrowest) != 0;
     // pocketfft's own rule for when in-line vectorisation pays.
     const bool long_line = n >= 300 && n % 4 == 0;
     Plans<Plan> plans;
     if (lanes > 1) plans.lanes = get_line_plan<Engine, T>(cache, real, n, false);
-    if (leftover_lines) plans.single = get_line_plan<Engine, T>(cache, real, n, long_line);
+    if (lone_lines) plans.single = get_line_plan<Engine, T>(cache, real, n, long_line);
     return plans;
   }
 

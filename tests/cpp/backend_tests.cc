@@ -198,6 +198,11 @@ void test_transforms_match_reference() {
       {TransformKind::kR2C, false, {16, 20}, {1}, 20},
       {TransformKind::kC2R, false, {32, 11}, {1}, 20},
       {TransformKind::kC2R, true, {16, 11}, {1}, 21},
+      // Line counts that leave lines over from the widest groups: they run
+      // in narrower groups (12 = 8 + 4, 14 = 8 + 4 + 2), then alone (15).
+      {TransformKind::kC2C, true, {12, 24}, {1}, 0},
+      {TransformKind::kR2C, true, {14, 20}, {1}, 20},
+      {TransformKind::kC2R, false, {15, 11}, {1}, 20},
       // Strided lines that are neighbours in memory (along a non-last axis),
       // moved as runs of values per element; and strided lines that are not
       // (groups spanning rows of the middle axis), moved value by value.
@@ -266,6 +271,28 @@ double long_line_error(std::int64_t lines, std::int64_t n, bool forward, PlanCac
       norm += std::norm(want);
     }
   return std::sqrt(err / norm);
+}
+
+// The single-line plan (a layout of its own for lines of 300 points and
+// more) is built only when some line is left over from the narrowest SIMD
+// group: 12 lines fill groups (8 + 4, or 4 x 3), 13 leave one.
+template <class T>
+std::uint64_t plans_built(std::int64_t lines, int threads) {
+  PlanCache cache(CacheLimits{64, 1 << 24, threads});
+  const auto spec = make_spec(TransformKind::kC2C, true,
+                              sizeof(T) == 4 ? Precision::kSingle : Precision::kDouble,
+                              {lines, 512}, {1}, 0, 1.0);
+  expect(run_and_compare<T>(spec, cache, 3) < 1e-5, "lines " + std::to_string(lines));
+  return cache.stats().builds;
+}
+
+void test_lone_line_plan_only_when_needed() {
+  for (int threads : {1, 2}) {
+    expect(plans_built<float>(13, threads) == plans_built<float>(12, threads) + 1,
+           "float: one more plan for a lone line, threads " + std::to_string(threads));
+    expect(plans_built<double>(13, threads) == plans_built<double>(12, threads) + 1,
+           "double: one more plan for a lone line, threads " + std::to_string(threads));
+  }
 }
 
 void test_long_lines() {
@@ -513,6 +540,7 @@ void test_huge_page_advice() {
 
 int main() {
   test_transforms_match_reference();
+  test_lone_line_plan_only_when_needed();
   test_long_lines();
   test_in_place_transforms();
   test_lane_tiles();
