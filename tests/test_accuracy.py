@@ -36,10 +36,16 @@ def test_single_precision_c2c_and_real_transforms_meet_the_bound(n):
 def test_double_precision_meets_the_bound(n):
     rng = np.random.default_rng(n)
     x = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    r = rng.standard_normal(n)
+    limit = bound(n, np.float64)
     with jax.enable_x64(True):
         got = af.fft(x)
         assert got.dtype == np.complex128
-        assert relative_l2(got, np.fft.fft(x)) <= bound(n, np.float64)
+        assert relative_l2(got, np.fft.fft(x)) <= limit
+        assert relative_l2(af.ifft(x), np.fft.ifft(x)) <= limit
+        half = np.fft.rfft(r)
+        assert relative_l2(af.rfft(r), half) <= limit
+        assert relative_l2(af.irfft(half, n=n), np.fft.irfft(half, n=n)) <= limit
 
 
 # Lines of 1 MiB and more are transformed in two passes of short lines

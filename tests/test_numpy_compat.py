@@ -25,7 +25,8 @@ from fft_testing import (
 )
 
 DTYPES = ("float32", "float64")
-SIZES = (1, 2, 5, 8, 12, 17, 97, 128)
+# 113 and 257: primes that take Rader's algorithm (docs/accuracy.md).
+SIZES = (1, 2, 5, 8, 12, 17, 97, 113, 128, 257)
 
 
 def _one_d_input_length(name, n):

@@ -1,14 +1,16 @@
-// One-dimensional pocketfft plans as cache entries. This header is included
+// One-dimensional line plans as cache entries. This header is included
 // by cpu_transform.cc only: it is where the pocketfft templates are
 // instantiated for float and double (our own instantiation unit).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "cache/plan_cache.h"
+#include "cpu/rader.h"
 #include "ducc0/fft/fft1d_impl.h"
 
 namespace jax_apple_fft {
@@ -16,10 +18,56 @@ namespace jax_apple_fft {
 namespace ducc = ::jax_apple_fft_ducc0;
 namespace pocketfft = ::jax_apple_fft_ducc0::detail_fft;
 
+// A line transform of one length: pocketfft's, or Rader's algorithm
+// (rader.h) where the length is a prime it applies to. The interface is
+// pocketfft_c's and pocketfft_r's: exec transforms `in` using `buf`
+// (bufsize() values) and returns where the result is.
 template <class T>
-using ComplexEngine = pocketfft::pocketfft_c<T>;
+class ComplexEngine {
+ public:
+  ComplexEngine(std::size_t n, bool single_line) {
+    if (rader::applies(n))
+      rader_.emplace(n, false);
+    else
+      pocketfft_.emplace(n, single_line);
+  }
+  std::size_t bufsize() const { return rader_ ? rader_->bufsize() : pocketfft_->bufsize(); }
+  std::size_t footprint() const {
+    return rader_ ? rader_->footprint() : pocketfft_->footprint();
+  }
+  template <class V>
+  ducc::Cmplx<V>* exec(ducc::Cmplx<V>* in, ducc::Cmplx<V>* buf, T fct, bool fwd) const {
+    return rader_ ? rader_->exec(in, buf, fct, fwd) : pocketfft_->exec(in, buf, fct, fwd);
+  }
+
+ private:
+  std::optional<pocketfft::pocketfft_c<T>> pocketfft_;
+  std::optional<rader::Plan<T>> rader_;
+};
+
 template <class T>
-using RealEngine = pocketfft::pocketfft_r<T>;
+class RealEngine {
+ public:
+  RealEngine(std::size_t n, bool single_line) {
+    if (rader::applies(n))
+      rader_.emplace(n, true);
+    else
+      pocketfft_.emplace(n, single_line);
+  }
+  // In real values: Rader's scratch is complex.
+  std::size_t bufsize() const { return rader_ ? 2 * rader_->bufsize() : pocketfft_->bufsize(); }
+  std::size_t footprint() const {
+    return rader_ ? rader_->footprint() : pocketfft_->footprint();
+  }
+  template <class V>
+  V* exec(V* in, V* buf, T fct, bool fwd) const {
+    return rader_ ? rader_->exec_real(in, buf, fct, fwd) : pocketfft_->exec(in, buf, fct, fwd);
+  }
+
+ private:
+  std::optional<pocketfft::pocketfft_r<T>> pocketfft_;
+  std::optional<rader::Plan<T>> rader_;
+};
 
 // A plan for lines of length n, complex or real.
 template <class Engine>

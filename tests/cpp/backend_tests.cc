@@ -22,6 +22,7 @@
 #include "cache/plan_cache.h"
 #include "cpu/cpu_transform.h"
 #include "cpu/lane_tiles.h"
+#include "cpu/rader_rules.h"
 
 using namespace jax_apple_fft;
 
@@ -198,6 +199,17 @@ void test_transforms_match_reference() {
       {TransformKind::kR2C, false, {16, 20}, {1}, 20},
       {TransformKind::kC2R, false, {32, 11}, {1}, 20},
       {TransformKind::kC2R, true, {16, 11}, {1}, 21},
+      // Prime lengths whose p - 1 has small factors take Rader's algorithm
+      // (113 = 2^4 * 7 + 1, 257 = 2^8 + 1), in groups, alone and strided.
+      {TransformKind::kC2C, true, {9, 113}, {1}, 0},
+      {TransformKind::kC2C, false, {5, 257}, {1}, 0},
+      {TransformKind::kC2C, true, {113, 6}, {0}, 0},
+      {TransformKind::kR2C, true, {9, 113}, {1}, 113},
+      {TransformKind::kR2C, false, {3, 257}, {1}, 257},
+      {TransformKind::kR2C, true, {257, 5}, {0}, 257},
+      {TransformKind::kC2R, false, {9, 57}, {1}, 113},
+      {TransformKind::kC2R, true, {3, 129}, {1}, 257},
+      {TransformKind::kC2R, false, {57, 10}, {0}, 113},
       // Line counts that leave lines over from the widest groups: they run
       // in narrower groups (12 = 8 + 4, 14 = 8 + 4 + 2), then alone (15).
       {TransformKind::kC2C, true, {12, 24}, {1}, 0},
@@ -295,15 +307,34 @@ void test_lone_line_plan_only_when_needed() {
   }
 }
 
+void test_rader_rules() {
+  expect(rader::applies(113) && rader::applies(257) && rader::applies(65537),
+         "Rader for primes with smooth p - 1");
+  expect(!rader::applies(1031), "1031 - 1 = 2 * 5 * 103: Bluestein");
+  expect(!rader::applies(65536) && !rader::applies(97), "composite, or below the minimum");
+  for (std::uint64_t p : {113u, 257u, 7681u, 65537u}) {
+    // A generator's powers reach every non-zero residue once.
+    const std::uint64_t g = rader::generator(p);
+    std::vector<bool> seen(p, false);
+    std::uint64_t x = 1;
+    for (std::uint64_t q = 0; q + 1 < p; ++q, x = x * g % p) seen[x] = true;
+    bool all = x == 1;
+    for (std::uint64_t r = 1; r < p; ++r) all = all && seen[r];
+    expect(all, "generator of " + std::to_string(p));
+  }
+}
+
 void test_long_lines() {
   PlanCache cache(CacheLimits{64, std::size_t(1) << 28, 2});
-  // 2^16 = 256 x 256; 69683 = 17 x 4099 (a prime: Bluestein rows).
-  for (std::int64_t n : {std::int64_t(1) << 16, std::int64_t(69683)})
+  // 2^16 = 256 x 256; 69683 = 17 x 4099 (a prime: Bluestein rows); 65537
+  // (a prime: Rader's algorithm, two transforms of 2^16).
+  for (std::int64_t n : {std::int64_t(1) << 16, std::int64_t(69683), std::int64_t(65537)})
     for (bool forward : {true, false})
       expect(long_line_error<double>(2, n, forward, cache) < 1e-13,
              "double long line " + std::to_string(n));
   expect(long_line_error<float>(3, std::int64_t(1) << 17, true, cache) < 1e-5,
          "float long line 2^17");
+  expect(long_line_error<float>(9, 65537, false, cache) < 1e-5, "float long line 65537");
 }
 
 // With overwrite_x, XLA hands a complex transform one buffer as input and
@@ -541,6 +572,7 @@ void test_huge_page_advice() {
 int main() {
   test_transforms_match_reference();
   test_lone_line_plan_only_when_needed();
+  test_rader_rules();
   test_long_lines();
   test_in_place_transforms();
   test_lane_tiles();
