@@ -20,54 +20,43 @@ namespace pocketfft = ::jax_apple_fft_ducc0::detail_fft;
 
 // A line transform of one length: pocketfft's, or Rader's algorithm
 // (rader.h) where the length is a prime it applies to. The interface is
-// pocketfft_c's and pocketfft_r's: exec transforms `in` using `buf`
-// (bufsize() values) and returns where the result is.
-template <class T>
-class ComplexEngine {
+// pocketfft_c's and pocketfft_r's: exec transforms `in` (complex values, or
+// real ones in pocketfft's half-complex layout) using `buf` (bufsize()
+// values of the same kind) and returns where the result is.
+template <class T, class Pocketfft, bool kReal>
+class LineEngine {
  public:
-  ComplexEngine(std::size_t n, bool single_line) {
+  LineEngine(std::size_t n, bool single_line) {
     if (rader::applies(n))
-      rader_.emplace(n, false);
+      rader_.emplace(n, kReal);
     else
       pocketfft_.emplace(n, single_line);
   }
-  std::size_t bufsize() const { return rader_ ? rader_->bufsize() : pocketfft_->bufsize(); }
+  std::size_t bufsize() const {
+    // Rader's scratch is complex values, two real ones each.
+    return rader_ ? (kReal ? 2 : 1) * rader_->bufsize() : pocketfft_->bufsize();
+  }
   std::size_t footprint() const {
     return rader_ ? rader_->footprint() : pocketfft_->footprint();
   }
-  template <class V>
-  ducc::Cmplx<V>* exec(ducc::Cmplx<V>* in, ducc::Cmplx<V>* buf, T fct, bool fwd) const {
-    return rader_ ? rader_->exec(in, buf, fct, fwd) : pocketfft_->exec(in, buf, fct, fwd);
+  template <class D>
+  D* exec(D* in, D* buf, T fct, bool fwd) const {
+    if (!rader_) return pocketfft_->exec(in, buf, fct, fwd);
+    if constexpr (kReal)
+      return rader_->exec_real(in, buf, fct, fwd);
+    else
+      return rader_->exec(in, buf, fct, fwd);
   }
 
  private:
-  std::optional<pocketfft::pocketfft_c<T>> pocketfft_;
+  std::optional<Pocketfft> pocketfft_;
   std::optional<rader::Plan<T>> rader_;
 };
 
 template <class T>
-class RealEngine {
- public:
-  RealEngine(std::size_t n, bool single_line) {
-    if (rader::applies(n))
-      rader_.emplace(n, true);
-    else
-      pocketfft_.emplace(n, single_line);
-  }
-  // In real values: Rader's scratch is complex.
-  std::size_t bufsize() const { return rader_ ? 2 * rader_->bufsize() : pocketfft_->bufsize(); }
-  std::size_t footprint() const {
-    return rader_ ? rader_->footprint() : pocketfft_->footprint();
-  }
-  template <class V>
-  V* exec(V* in, V* buf, T fct, bool fwd) const {
-    return rader_ ? rader_->exec_real(in, buf, fct, fwd) : pocketfft_->exec(in, buf, fct, fwd);
-  }
-
- private:
-  std::optional<pocketfft::pocketfft_r<T>> pocketfft_;
-  std::optional<rader::Plan<T>> rader_;
-};
+using ComplexEngine = LineEngine<T, pocketfft::pocketfft_c<T>, false>;
+template <class T>
+using RealEngine = LineEngine<T, pocketfft::pocketfft_r<T>, true>;
 
 // A plan for lines of length n, complex or real.
 template <class Engine>
