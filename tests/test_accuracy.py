@@ -48,10 +48,11 @@ def test_double_precision_meets_the_bound(n):
         assert relative_l2(af.irfft(half, n=n), np.fft.irfft(half, n=n)) <= limit
 
 
-# Lines of 1 MiB and more are transformed in two passes of short lines
-# (docs/performance.md, "Long lines"): square and lopsided splits, a prime
-# factor (Bluestein rows), batches, both directions, a long last axis of a
-# 2-D transform, and a long axis that is not the last (no split).
+# Complex lines of 2^16 points and more are transformed in two passes of
+# short lines (docs/performance.md, "Long lines"): square and lopsided
+# splits, a prime factor (Bluestein rows), batches, both directions, a long
+# last axis of a 2-D transform, and a long axis that is not the last (no
+# split).
 @pytest.mark.parametrize("dtype,shape,axes", [
     (np.complex128, (2, 1 << 16), (1,)),
     (np.complex128, (1, 3 << 16), (1,)),
@@ -59,6 +60,7 @@ def test_double_precision_meets_the_bound(n):
     (np.complex128, (3, 1 << 17), (0, 1)),
     (np.complex128, (1 << 16, 3), (0,)),
     (np.complex64, (4, 1 << 17), (1,)),
+    (np.complex64, (3, 1 << 16), (1,)),
     (np.complex64, (1, 3 * 5 * 7 * 11 * 13 * 17), (1,)),
 ])
 def test_long_lines_meet_the_bound(dtype, shape, axes):

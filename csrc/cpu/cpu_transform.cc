@@ -25,12 +25,13 @@ using ducc::Cmplx;
 // L2 per core of the machine the rules below were measured on.
 constexpr std::size_t kL2Bytes = std::size_t(2) << 20;
 
-// Complex lines of at least this many bytes are transformed in two passes
-// of short lines (four_step.h): they and pocketfft's buffer no longer fit in
-// L2. Measured, 2 threads, split against whole lines: c2c f64 2^16 x 32
-// 0.92, 2^18 x 8 0.78, 2^20 x 2 0.65; f32 2^17 x 16 1.01, 2^20 x 2 0.79;
-// shorter lines lose (f64 2^13 x 256 1.31, 2^14 x 128 1.13).
-constexpr std::size_t kFourStepMinLineBytes = kL2Bytes / 2;
+// Complex lines of at least this many points are transformed in two passes
+// of short lines (four_step.h). Measured, 2 threads, split against whole
+// lines: c2c f64 2^16 x 32 0.92, 2^18 x 8 0.78, 2^20 x 2 0.65; f32 2^17 x 16
+// 1.01, 2^20 x 2 0.79; f32 2^16 x 32 (separate processes, 3-4 per build)
+// 0.71-0.77, one thread 0.71-0.73. Shorter lines lose or tie: f64 2^13 x 256
+// 1.31, 2^14 x 128 1.13; f32 2^15 x 64 one thread 0.86 but two 1.06.
+constexpr std::int64_t kFourStepMinLength = std::int64_t(1) << 16;
 
 // Outputs of at least this many bytes may be written with streaming stores;
 // smaller ones stay in cache for whoever reads them next.
@@ -300,7 +301,7 @@ class CpuTransformImpl final : public CpuTransform {
       Pass pass{LineOp::kComplex, src, dst, shape_of(dst), strides_of(src), strides_of(dst), axis,
                 spec.in_shape[axis]};
       const bool temp_free = src != Buffer::kTemp && dst != Buffer::kTemp;
-      const auto split = four_step_split(pass.n, kFourStepMinLineBytes / sizeof(Cmplx<T>));
+      const auto split = four_step_split(pass.n, kFourStepMinLength);
       if (!(temp_free && pass.contiguous() && split)) return add_complex(std::move(pass));
       // Columns into the temporary, twiddled; rows from there into place.
       const auto view = [&](std::vector<std::int64_t> v, std::int64_t outer, std::int64_t inner) {

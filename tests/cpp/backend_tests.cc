@@ -334,6 +334,8 @@ void test_long_lines() {
              "double long line " + std::to_string(n));
   expect(long_line_error<float>(3, std::int64_t(1) << 17, true, cache) < 1e-5,
          "float long line 2^17");
+  expect(long_line_error<float>(3, std::int64_t(1) << 16, false, cache) < 1e-5,
+         "float long line 2^16");
   expect(long_line_error<float>(9, 65537, false, cache) < 1e-5, "float long line 65537");
 }
 
