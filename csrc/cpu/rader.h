@@ -27,7 +27,7 @@ using ::jax_apple_fft_ducc0::Cmplx;
 template <class T>
 class Plan {
  public:
-  Plan(std::size_t p, bool real) : p_(p), l_(p - 1), inner_(p - 1), kernel_(p - 1) {
+  Plan(std::size_t p, bool real) : l_(p - 1), inner_(p - 1), kernel_(p - 1) {
     const std::uint64_t g = generator(p);
     const std::uint64_t g_inverse = power_mod(g, p - 2, p);
     gather_.resize(l_);
@@ -136,12 +136,12 @@ class Plan {
     for (std::size_t q = 0; q < half; ++q) {
       const std::uint32_t k = gather_[q];
       const bool upper = k > half;  // read as the conjugate of p - k
-      half_index_[q] = upper ? static_cast<std::uint32_t>(p_ - k) : k;
+      half_index_[q] = upper ? static_cast<std::uint32_t>(l_ + 1 - k) : k;
       half_sign_[q] = upper ? T(-1) : T(1);
     }
   }
 
-  std::size_t p_, l_;
+  std::size_t l_;  // p - 1: the length of the convolution
   pocketfft::pocketfft_c<T> inner_;
   std::vector<Cmplx<T>> kernel_;
   std::vector<std::uint32_t> gather_, scatter_;
