@@ -60,7 +60,7 @@ std::shared_ptr<const CachedPlan> PlanCache::get_or_build(const PlanKey& key,
   if (plan) {
     ++counters_.builds;
     mine->plan = plan;
-    insert_locked(key, plan);
+    if (!closed()) insert_locked(key, plan);
   } else {
     ++counters_.failed_builds;
     mine->error = "could not build plan " + key.describe() + ": " + error;
@@ -90,8 +90,18 @@ void PlanCache::insert_locked(const PlanKey& key, std::shared_ptr<const CachedPl
   plan_bytes_.fetch_add(bytes, std::memory_order_relaxed);
 }
 
+void PlanCache::prune_evicted_locked() const {
+  std::erase_if(evicted_, [](const auto& e) { return e.first.expired(); });
+}
+
 void PlanCache::evict_locked(std::unordered_map<PlanKey, Entry, PlanKeyHash>::iterator it) {
   Entry& entry = it->second;
+  // Pruning when the list has doubled keeps it within twice the plans still
+  // in use, at a constant cost per eviction.
+  if (evicted_.size() >= evicted_prune_at_) {
+    prune_evicted_locked();
+    evicted_prune_at_ = std::max(kEvictedPruneMin, 2 * evicted_.size());
+  }
   evicted_.emplace_back(entry.plan, entry.bytes);
   plan_bytes_.fetch_sub(entry.bytes, std::memory_order_relaxed);
   recency_.erase(entry.recency);
@@ -106,10 +116,18 @@ CacheStats PlanCache::stats() const {
   s.scratch_bytes = scratch_.retained_bytes();
   s.retained_bytes = s.plan_bytes + s.scratch_bytes;
   s.transient_scratch = scratch_.transient_allocations();
-  std::erase_if(evicted_, [](const auto& e) { return e.first.expired(); });
+  const WorkerPoolStats workers = workers_.stats();
+  s.worker_threads = workers.live_workers;
+  s.worker_start_failures = workers.start_failures;
+  prune_evicted_locked();
   s.evicted_in_use = evicted_.size();
   for (const auto& e : evicted_) s.evicted_in_use_bytes += e.second;
   return s;
+}
+
+std::size_t PlanCache::evicted_tracked() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return evicted_.size();
 }
 
 std::shared_ptr<void> PlanCache::resident(const std::string& name,
@@ -128,13 +146,20 @@ std::shared_ptr<void> PlanCache::find_resident(const std::string& name) const {
 
 void PlanCache::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
+  clear_locked();
+}
+
+void PlanCache::clear_locked() {
   while (!recency_.empty()) evict_locked(entries_.find(recency_.back()));
   scratch_.release_idle();
 }
 
 void PlanCache::close() {
+  // Under the lock that lookups check it with, so no lookup that saw the
+  // cache open inserts after the clear.
+  std::lock_guard<std::mutex> lock(mutex_);
   closed_.store(true, std::memory_order_release);
-  clear();
+  clear_locked();
 }
 
 }  // namespace jax_apple_fft

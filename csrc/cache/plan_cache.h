@@ -58,6 +58,8 @@ struct CacheStats {
   std::size_t evicted_in_use = 0;  // evicted plans still held by executables
   std::size_t evicted_in_use_bytes = 0;
   std::uint64_t transient_scratch = 0;  // calls that found every scratch lane busy
+  std::size_t worker_threads = 0;        // worker threads alive now (idle ones exit)
+  std::uint64_t worker_start_failures = 0;  // workers the system refused to start
 };
 
 class PlanCache {
@@ -79,6 +81,8 @@ class PlanCache {
 
   CacheStats stats() const;
   void clear();
+  // Clears the cache; later lookups throw CacheClosedError and a build that
+  // finishes after this keeps nothing.
   void close();
   bool closed() const { return closed_.load(std::memory_order_acquire); }
 
@@ -90,6 +94,8 @@ class PlanCache {
   std::shared_ptr<void> find_resident(const std::string& name) const;
 
   const CacheLimits& limits() const { return limits_; }
+  // Evicted plans the cache still tracks for stats (tests check the bound).
+  std::size_t evicted_tracked() const;
   WorkerPool& workers() { return workers_; }
   ScratchArena& scratch() { return scratch_; }
 
@@ -109,6 +115,9 @@ class PlanCache {
   // Drops an entry; an executable may still hold its plan.
   void evict_locked(std::unordered_map<PlanKey, Entry, PlanKeyHash>::iterator it);
   bool fits_locked(std::size_t extra_bytes, std::size_t extra_entries) const;
+  void clear_locked();
+  // Forgets evicted plans that no executable holds any more.
+  void prune_evicted_locked() const;
 
   const CacheLimits limits_;
   mutable std::mutex mutex_;
@@ -117,8 +126,10 @@ class PlanCache {
   std::unordered_map<PlanKey, std::shared_ptr<Build>, PlanKeyHash> building_;
   std::list<PlanKey> recency_;
   mutable std::vector<std::pair<std::weak_ptr<const CachedPlan>, std::size_t>> evicted_;
+  std::size_t evicted_prune_at_ = kEvictedPruneMin;  // evicted_'s size that triggers a prune
+  static constexpr std::size_t kEvictedPruneMin = 64;
   std::atomic<std::size_t> plan_bytes_{0};
-  std::atomic<bool> closed_{false};
+  std::atomic<bool> closed_{false};  // written under mutex_
   CacheStats counters_;  // hits, misses, builds, failed_builds, waits, evictions
   WorkerPool workers_;
   ScratchArena scratch_;

@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+
 namespace jax_apple_fft {
 namespace {
 
@@ -26,9 +28,9 @@ struct WorkerPool::Job {
   std::exception_ptr error;
 };
 
-WorkerPool::WorkerPool(int threads) {
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
-}
+WorkerPool::WorkerPool(int threads, WorkerPoolOptions options)
+    : max_workers_(static_cast<std::size_t>(std::max(threads, 1) - 1)),
+      options_(std::move(options)) {}
 
 WorkerPool::~WorkerPool() {
   {
@@ -36,12 +38,18 @@ WorkerPool::~WorkerPool() {
     stopping_ = true;
   }
   work_available_.notify_all();
-  for (auto& worker : workers_) worker.join();
+  // No worker starts or is joined elsewhere once stopping_ is set.
+  for (auto& worker : workers_) worker.thread.join();
+}
+
+WorkerPoolStats WorkerPool::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return WorkerPoolStats{live_, started_, start_failures_};
 }
 
 void WorkerPool::run_tasks(Job& job) {
   for (;;) {
-    std::size_t i = job.next.fetch_add(1, std::memory_order_relaxed);
+    const std::size_t i = job.next.fetch_add(1, std::memory_order_relaxed);
     if (i >= job.tasks) return;
     try {
       (*job.body)(i);
@@ -56,10 +64,50 @@ void WorkerPool::run_tasks(Job& job) {
   }
 }
 
+std::shared_ptr<WorkerPool::Job> WorkerPool::open_job_locked() const {
+  for (const auto& queued : queue_)
+    if (queued->next.load(std::memory_order_relaxed) < queued->tasks) return queued;
+  return nullptr;
+}
+
+void WorkerPool::join_exited_locked() {
+  // An exited worker set its flag under mutex_ and touches nothing of the
+  // pool afterwards, so joining it here cannot wait on this lock.
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    if (!it->exited) {
+      ++it;
+      continue;
+    }
+    it->thread.join();
+    it = workers_.erase(it);
+  }
+}
+
+void WorkerPool::start_workers_locked(std::size_t wanted) {
+  join_exited_locked();
+  while (live_ < wanted) {
+    try {
+      Worker& worker = workers_.emplace_back();
+      try {
+        worker.thread = std::thread([this, &worker] { worker_loop(worker); });
+      } catch (...) {
+        workers_.pop_back();
+        throw;
+      }
+    } catch (...) {
+      // Out of threads or memory: the loop runs on those that exist.
+      ++start_failures_;
+      return;
+    }
+    ++live_;
+    ++started_;
+  }
+}
+
 void WorkerPool::parallel_for(std::size_t tasks,
                               const std::function<void(std::size_t)>& body) {
   if (tasks == 0) return;
-  if (tasks == 1 || workers_.empty()) {
+  if (tasks == 1 || max_workers_ == 0) {
     for (std::size_t i = 0; i < tasks; ++i) body(i);
     return;
   }
@@ -68,6 +116,7 @@ void WorkerPool::parallel_for(std::size_t tasks,
   job->tasks = tasks;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    start_workers_locked(std::min(tasks - 1, max_workers_));
     queue_.push_back(job);
   }
   work_available_.notify_all();
@@ -80,38 +129,31 @@ void WorkerPool::parallel_for(std::size_t tasks,
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
-      if (*it == job) {
-        queue_.erase(it);
-        break;
-      }
-    }
+    queue_.erase(std::find(queue_.begin(), queue_.end(), job));
   }
   if (job->error) std::rethrow_exception(job->error);
 }
 
-void WorkerPool::worker_loop() {
+void WorkerPool::worker_loop(Worker& self) {
   name_this_thread();
+  std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     std::shared_ptr<Job> job;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      work_available_.wait(lock, [&] {
-        if (stopping_) return true;
-        for (auto& queued : queue_)
-          if (queued->next.load(std::memory_order_relaxed) < queued->tasks) return true;
-        return false;
-      });
-      if (stopping_) return;
-      for (auto& queued : queue_) {
-        if (queued->next.load(std::memory_order_relaxed) < queued->tasks) {
-          job = queued;
-          break;
-        }
-      }
-    }
+    const bool woken = work_available_.wait_for(lock, options_.idle_exit, [&] {
+      job = open_job_locked();
+      return stopping_ || job != nullptr;
+    });
+    if (stopping_ || !woken) break;
+    lock.unlock();
+    // The job may have run out of tasks since it was chosen; run_tasks then
+    // claims none. The shared_ptr keeps the job alive either way.
+    if (options_.after_pick) options_.after_pick();
     run_tasks(*job);
+    job.reset();
+    lock.lock();
   }
+  --live_;
+  self.exited = true;
 }
 
 }  // namespace jax_apple_fft

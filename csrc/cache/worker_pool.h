@@ -1,30 +1,52 @@
 // A fork-join pool owned by one PlanCache. The calling thread always takes
-// part, so a pool of `threads` runs threads - 1 workers. Several callers may
-// run parallel loops at once; their jobs share the workers first come, first
-// served.
+// part, so a pool of `threads` runs at most threads - 1 workers. Several
+// callers may run parallel loops at once; their jobs share the workers first
+// come, first served.
+//
+// Workers start when a loop first needs them and exit after idling for
+// `idle_exit`, so a pool costs no threads while unused. A worker that cannot
+// be started (the system is out of threads or memory) is not an error: the
+// loop runs on the threads that exist, the caller included.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <functional>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <vector>
 
 namespace jax_apple_fft {
 
+struct WorkerPoolOptions {
+  std::chrono::milliseconds idle_exit{5000};
+  // Test seam: runs in a worker after it has chosen a job and before it runs
+  // the job's tasks, outside the pool's lock (to widen race windows).
+  std::function<void()> after_pick;
+};
+
+struct WorkerPoolStats {
+  std::size_t live_workers = 0;
+  std::uint64_t started = 0;        // workers started since the pool was made
+  std::uint64_t start_failures = 0;  // workers the system refused to start
+};
+
 class WorkerPool {
  public:
-  explicit WorkerPool(int threads);
+  explicit WorkerPool(int threads, WorkerPoolOptions options = {});
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  int threads() const { return static_cast<int>(workers_.size()) + 1; }
+  // The most threads a loop may use, counting the caller.
+  int threads() const { return static_cast<int>(max_workers_) + 1; }
+  WorkerPoolStats stats() const;
 
   // Calls body(i) for every i in [0, tasks), spread over the caller and the
   // workers, and returns when all calls have returned. The first exception
@@ -33,14 +55,28 @@ class WorkerPool {
 
  private:
   struct Job;
-  void worker_loop();
+  struct Worker {
+    std::thread thread;
+    bool exited = false;  // set under mutex_ as the worker's last act
+  };
+  void worker_loop(Worker& self);
   static void run_tasks(Job& job);
+  // A queued job with tasks left to claim, or null. The choice of a job and
+  // the check that one exists are this one call, under mutex_.
+  std::shared_ptr<Job> open_job_locked() const;
+  void start_workers_locked(std::size_t wanted);
+  void join_exited_locked();
 
-  std::mutex mutex_;
+  const std::size_t max_workers_;
+  const WorkerPoolOptions options_;
+  mutable std::mutex mutex_;
   std::condition_variable work_available_;
   std::deque<std::shared_ptr<Job>> queue_;
+  std::list<Worker> workers_;  // a list: each worker holds a reference to its node
+  std::size_t live_ = 0;
+  std::uint64_t started_ = 0;
+  std::uint64_t start_failures_ = 0;
   bool stopping_ = false;
-  std::vector<std::thread> workers_;
 };
 
 }  // namespace jax_apple_fft

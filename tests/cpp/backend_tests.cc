@@ -1,7 +1,9 @@
 // C++ tests of the CPU backend and the plan cache, built with sanitizers in
 // CI (.ci/sanitizers): ASan + UBSan for memory errors, TSan for the
-// concurrent paths (worker pool, scratch lanes, one build per key).
+// concurrent paths (scratch lanes, one build per key; the worker pool has
+// worker_pool_tests.cc).
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -456,6 +458,43 @@ void test_failed_build_leaves_nothing() {
   expect(threw && s.entries == 0 && s.failed_builds == 1, "failed build is typed and leaves no entry");
 }
 
+// A build that finishes after close() must not leave an entry in the
+// closed cache (close takes the lock that lookups check it under).
+void test_close_during_build_keeps_nothing() {
+  PlanCache cache(CacheLimits{8, 1 << 20, 1});
+  std::atomic<bool> building{false};
+  std::thread builder([&] {
+    cache.get_or_build(PlanKey{"t", {1}}, [&] {
+      building.store(true);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      return std::make_shared<FixedPlan>(10);
+    });
+  });
+  while (!building.load()) std::this_thread::yield();
+  cache.close();
+  builder.join();
+  expect(cache.stats().entries == 0 && cache.stats().plan_bytes == 0,
+         "a build finishing after close keeps nothing");
+  bool threw = false;
+  try {
+    cache.get_or_build(PlanKey{"t", {2}}, [] { return std::make_shared<FixedPlan>(10); });
+  } catch (const CacheClosedError&) {
+    threw = true;
+  }
+  expect(threw, "lookups after close throw CacheClosedError");
+}
+
+// Evicted plans are tracked (for evicted_in_use) only while something holds
+// them, whether or not anyone asks for stats.
+void test_evicted_plans_forgotten_without_stats() {
+  PlanCache cache(CacheLimits{1, 1 << 20, 1});
+  auto held = cache.get_or_build(PlanKey{"t", {-1}}, [] { return std::make_shared<FixedPlan>(10); });
+  for (int i = 0; i < 10000; ++i)
+    cache.get_or_build(PlanKey{"t", {i}}, [] { return std::make_shared<FixedPlan>(10); });
+  expect(cache.evicted_tracked() <= 128, "evicted plans no one holds are forgotten");
+  expect(cache.stats().evicted_in_use == 1, "the held evicted plan is still reported");
+}
+
 void test_one_build_per_key_under_contention() {
   PlanCache cache(CacheLimits{8, 1 << 20, 1});
   std::atomic<int> builds{0};
@@ -490,21 +529,6 @@ void test_concurrent_transforms() {
   for (auto& t : threads) t.join();
   expect(bad.load() == 0, "concurrent transforms are correct");
   expect(cache.stats().retained_bytes <= (1 << 16), "concurrent use stays in budget");
-}
-
-void test_worker_pool_propagates_errors() {
-  WorkerPool pool(3);
-  std::atomic<int> ran{0};
-  bool threw = false;
-  try {
-    pool.parallel_for(16, [&](std::size_t i) {
-      ran.fetch_add(1);
-      if (i == 5) throw std::runtime_error("task failed");
-    });
-  } catch (const std::runtime_error&) {
-    threw = true;
-  }
-  expect(threw && ran.load() == 16, "every task runs and the error is rethrown");
 }
 
 #if defined(__linux__)
@@ -580,9 +604,10 @@ int main() {
   test_lane_tiles();
   test_cache_bounds_and_lru();
   test_failed_build_leaves_nothing();
+  test_close_during_build_keeps_nothing();
+  test_evicted_plans_forgotten_without_stats();
   test_one_build_per_key_under_contention();
   test_concurrent_transforms();
-  test_worker_pool_propagates_errors();
 #if defined(__linux__)
   test_huge_page_advice();
 #endif

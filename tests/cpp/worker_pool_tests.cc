@@ -1,0 +1,131 @@
+// C++ tests of the worker pool, built with sanitizers in CI (.ci/sanitizers).
+// They use many more threads than this machine has cores, and a seam that
+// makes a worker pause between choosing a job and running it, so that races
+// which need many cores to show up show here.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cache/worker_pool.h"
+
+using namespace jax_apple_fft;
+using namespace std::chrono_literals;
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const std::string& what) {
+  if (!ok) {
+    ++failures;
+    std::fprintf(stderr, "FAILED: %s\n", what.c_str());
+  }
+}
+
+// Several callers run many tiny loops at once on a pool of many threads;
+// every worker pauses after it has chosen a job, so by the time it runs the
+// job the callers have usually taken every task.
+void test_many_callers_tiny_jobs() {
+  WorkerPoolOptions options;
+  options.after_pick = [] { std::this_thread::sleep_for(50us); };
+  WorkerPool pool(32, options);
+  std::atomic<long> wrong{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 6; ++c) {
+    callers.emplace_back([&, c] {
+      for (int rep = 0; rep < 2000; ++rep) {
+        const std::size_t tasks = 2 + (rep + c) % 4;
+        std::vector<std::atomic<int>> ran(tasks);
+        pool.parallel_for(tasks, [&](std::size_t i) { ran[i].fetch_add(1); });
+        for (auto& r : ran)
+          if (r.load() != 1) wrong.fetch_add(1);
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  expect(wrong.load() == 0, "every task of every loop runs exactly once");
+  expect(pool.stats().live_workers <= 31, "no more workers than threads - 1");
+}
+
+void test_errors_propagate() {
+  WorkerPool pool(3);
+  std::atomic<int> ran{0};
+  bool threw = false;
+  try {
+    pool.parallel_for(16, [&](std::size_t i) {
+      ran.fetch_add(1);
+      if (i == 5) throw std::runtime_error("task failed");
+    });
+  } catch (const std::runtime_error&) {
+    threw = true;
+  }
+  expect(threw && ran.load() == 16, "every task runs and the error is rethrown");
+}
+
+void test_workers_start_lazily_and_exit_when_idle() {
+  WorkerPoolOptions options;
+  options.idle_exit = 20ms;
+  WorkerPool pool(8, options);
+  expect(pool.stats().live_workers == 0, "no worker before the first loop");
+  pool.parallel_for(3, [](std::size_t) {});
+  expect(pool.stats().live_workers == 2, "a loop of 3 tasks starts 2 workers");
+  pool.parallel_for(64, [](std::size_t) {});
+  expect(pool.stats().live_workers == 7, "a loop of 64 tasks starts all 7 workers");
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (pool.stats().live_workers > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(5ms);
+  expect(pool.stats().live_workers == 0, "idle workers exit");
+  std::atomic<int> ran{0};
+  pool.parallel_for(16, [&](std::size_t) { ran.fetch_add(1); });
+  expect(ran.load() == 16 && pool.stats().started >= 14, "workers start again after exiting");
+}
+
+// Workers exit while new loops arrive: a worker that timed out must never be
+// counted as one that will take the next job.
+void test_idle_exit_races_new_loops() {
+  WorkerPoolOptions options;
+  options.idle_exit = 1ms;
+  WorkerPool pool(16, options);
+  std::vector<std::thread> callers;
+  std::atomic<long> wrong{0};
+  for (int c = 0; c < 4; ++c) {
+    callers.emplace_back([&] {
+      for (int rep = 0; rep < 200; ++rep) {
+        std::atomic<int> ran{0};
+        pool.parallel_for(8, [&](std::size_t) { ran.fetch_add(1); });
+        if (ran.load() != 8) wrong.fetch_add(1);
+        if (rep % 16 == 0) std::this_thread::sleep_for(2ms);
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  expect(wrong.load() == 0, "loops complete while workers come and go");
+}
+
+void test_single_thread_pool_runs_inline() {
+  WorkerPool pool(1);
+  const auto caller = std::this_thread::get_id();
+  bool elsewhere = false;
+  pool.parallel_for(10, [&](std::size_t) { elsewhere |= std::this_thread::get_id() != caller; });
+  expect(!elsewhere && pool.stats().started == 0, "a one-thread pool runs on the caller");
+}
+
+}  // namespace
+
+int main() {
+  test_many_callers_tiny_jobs();
+  test_errors_propagate();
+  test_workers_start_lazily_and_exit_when_idle();
+  test_idle_exit_races_new_loops();
+  test_single_thread_pool_runs_inline();
+  if (failures) {
+    std::fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  std::printf("worker_pool_tests: all checks passed\n");
+  return 0;
+}
