@@ -31,13 +31,14 @@ from jax_apple_fft.frontend.transforms import (
 )
 from jax_apple_fft.runtime.backends import BackendInfo, backends
 from jax_apple_fft.runtime.cache import CacheStats, PlanCache, default_cache
+from jax_apple_fft.runtime.registration import register_targets
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BackendInfo", "BackendUnavailableError", "CacheClosedError", "CacheStats",
     "JaxAppleFftError", "PlanBuildError", "PlanCache", "UnsupportedError",
-    "backends", "default_cache",
+    "backends", "default_cache", "register_targets",
     "fft", "ifft", "rfft", "irfft", "hfft", "ihfft",
     "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn",
     "fftfreq", "rfftfreq", "fftshift", "ifftshift",

@@ -1,8 +1,7 @@
-"""Exceptions raised by jax_apple_fft."""
+"""Exceptions raised by jax_apple_fft. ``JaxAppleFftError`` is the base of
+every one of them, including those the native extension raises."""
 
 from __future__ import annotations
-
-from jax_apple_fft._core import CacheClosedError, PlanBuildError
 
 __all__ = [
     "BackendUnavailableError",
@@ -14,7 +13,7 @@ __all__ = [
 
 
 class JaxAppleFftError(Exception):
-    """Base class of the errors this package defines in Python."""
+    """Base class of every error this package raises."""
 
 
 class BackendUnavailableError(JaxAppleFftError, RuntimeError):
@@ -23,3 +22,14 @@ class BackendUnavailableError(JaxAppleFftError, RuntimeError):
 
 class UnsupportedError(JaxAppleFftError, ValueError):
     """The backend exists but cannot serve this request (dtype, size, ...)."""
+
+
+class PlanBuildError(JaxAppleFftError, RuntimeError):
+    """A plan could not be built (out of memory, unsupported size, ...); the
+    cache keeps no entry for it."""
+
+
+class CacheClosedError(JaxAppleFftError, RuntimeError):
+    """The PlanCache was closed. Raised when a transform is traced with it; a
+    computation compiled before the close fails when run, with a
+    ``jax.errors.JaxRuntimeError`` (FAILED_PRECONDITION) that says so."""

@@ -3,9 +3,19 @@ numpy oracle, tolerances, input makers) are in fft_testing.py."""
 
 from __future__ import annotations
 
-import jax
-import numpy as np
-import pytest
+import pathlib
+import sys
+
+# `python -m pytest` puts the working directory first on sys.path; from the
+# repository root, the source tree's package (which has no compiled _core)
+# would then shadow the installed one. Tests run against the installed one.
+_REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
+if not any((_REPOSITORY / "jax_apple_fft").glob("_core*")):
+    sys.path[:] = [p for p in sys.path if pathlib.Path(p or ".").resolve() != _REPOSITORY]
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 
 @pytest.fixture

@@ -244,9 +244,21 @@ def test_closed_cache_fails_at_trace_time():
 
 def test_error_hierarchy():
     assert issubclass(af.UnsupportedError, ValueError)
-    assert issubclass(af.UnsupportedError, af.JaxAppleFftError)
     assert issubclass(af.PlanBuildError, RuntimeError)
     assert issubclass(af.CacheClosedError, RuntimeError)
+    assert issubclass(af.BackendUnavailableError, RuntimeError)
+    for error in (af.UnsupportedError, af.PlanBuildError, af.CacheClosedError,
+                  af.BackendUnavailableError):
+        assert issubclass(error, af.JaxAppleFftError)
+
+
+def test_native_errors_are_the_package_classes():
+    # Raised by the extension (a closed cache's plan lookup), caught by the base class.
+    cache = af.PlanCache()
+    cache.close()
+    with pytest.raises(af.JaxAppleFftError) as caught:
+        cache._native.prepare_cpu(0, True, 0, [8], [0], [8])
+    assert type(caught.value) is af.CacheClosedError
 
 
 def test_primitive_rejects_inconsistent_parameters():

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <system_error>
 
 namespace jax_apple_fft {
 namespace {
@@ -87,6 +88,8 @@ void WorkerPool::start_workers_locked(std::size_t wanted) {
   join_exited_locked();
   while (live_ < wanted) {
     try {
+      if (options_.refuse_start && options_.refuse_start())
+        throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
       Worker& worker = workers_.emplace_back();
       try {
         worker.thread = std::thread([this, &worker] { worker_loop(worker); });

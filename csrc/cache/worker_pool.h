@@ -29,6 +29,9 @@ struct WorkerPoolOptions {
   // Test seam: runs in a worker after it has chosen a job and before it runs
   // the job's tasks, outside the pool's lock (to widen race windows).
   std::function<void()> after_pick;
+  // Test seam: returning true makes the next worker start fail as if the
+  // system had refused a thread.
+  std::function<bool()> refuse_start;
 };
 
 struct WorkerPoolStats {

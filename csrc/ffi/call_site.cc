@@ -32,13 +32,14 @@ ffi::ErrorOr<std::shared_ptr<PlanCache>> find_call_site_cache(std::uint64_t hand
                                                               const std::string& prefix) {
   if (auto cache = CacheHandles::table().find(handle)) return cache;
   return ffi::Unexpected(ffi::Error::InvalidArgument(
-      prefix + "the PlanCache this computation was traced with no longer exists; "
-               "trace it again with a live cache"));
+      prefix + "the PlanCache this computation was traced with does not exist in this "
+               "process (it was dropped, or the computation was traced in another process); "
+               "trace it again with a live cache, or use the default cache, which every "
+               "process has"));
 }
 
-ffi::Error check_call(const TransformSpec& spec, const PlanCache& cache,
-                      const ffi::AnyBuffer& in, const ffi::AnyBuffer& out,
-                      const std::string& prefix) {
+ffi::Error check_call(const TransformSpec& spec, const ffi::AnyBuffer& in,
+                      const ffi::AnyBuffer& out, const std::string& prefix) {
   const bool single = spec.precision == Precision::kSingle;
   const ffi::DataType complex_type = single ? ffi::DataType::C64 : ffi::DataType::C128;
   const ffi::DataType real_type = single ? ffi::DataType::F32 : ffi::DataType::F64;
@@ -51,9 +52,6 @@ ffi::Error check_call(const TransformSpec& spec, const PlanCache& cache,
     return ffi::Error::InvalidArgument(prefix + "output buffer " +
                                        describe_shape(out.dimensions()) +
                                        " does not match the planned transform");
-  if (cache.closed())
-    return ffi::Error(ffi::ErrorCode::kFailedPrecondition,
-                      prefix + "this computation's PlanCache has been closed");
   return ffi::Error::Success();
 }
 

@@ -17,11 +17,11 @@ namespace jax_apple_fft {
 xla::ffi::ErrorOr<std::shared_ptr<PlanCache>> find_call_site_cache(std::uint64_t handle,
                                                                    const std::string& prefix);
 
-// Success if XLA's buffers have the dtypes and shapes `spec` was planned for
-// and the cache is still open.
-xla::ffi::Error check_call(const TransformSpec& spec, const PlanCache& cache,
-                           const xla::ffi::AnyBuffer& in, const xla::ffi::AnyBuffer& out,
-                           const std::string& prefix);
+// Success if XLA's buffers have the dtypes and shapes `spec` was planned for.
+// A closed cache is not checked: a call site holds the plans it resolved, and
+// runs on after close() as it does after their eviction.
+xla::ffi::Error check_call(const TransformSpec& spec, const xla::ffi::AnyBuffer& in,
+                           const xla::ffi::AnyBuffer& out, const std::string& prefix);
 
 // Call inside `catch (...)`: the exception in flight as an FFI error.
 xla::ffi::Error error_from_exception(const std::string& prefix);

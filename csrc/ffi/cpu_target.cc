@@ -47,7 +47,7 @@ ffi::ErrorOr<std::unique_ptr<CallSiteState>> Instantiate(
 }
 
 ffi::Error Execute(CallSiteState* state, ffi::AnyBuffer in, ffi::Result<ffi::AnyBuffer> out) {
-  if (auto error = check_call(state->transform->spec(), *state->cache, in, *out, kPrefix);
+  if (auto error = check_call(state->transform->spec(), in, *out, kPrefix);
       error.failure())
     return error;
   try {

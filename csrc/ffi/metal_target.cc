@@ -61,7 +61,7 @@ ffi::ErrorOr<std::unique_ptr<MetalCallSiteState>> Instantiate(
 }
 
 ffi::Error Execute(MetalCallSiteState* state, ffi::AnyBuffer in, ffi::Result<ffi::AnyBuffer> out) {
-  if (auto error = check_call(state->spec, *state->cache, in, *out, kPrefix); error.failure())
+  if (auto error = check_call(state->spec, in, *out, kPrefix); error.failure())
     return error;
   try {
     state->executor->run(state->program, in.untyped_data(), out->untyped_data(), *state->cache);

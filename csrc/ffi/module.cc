@@ -5,6 +5,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -29,7 +30,13 @@ class PyPlanCache {
   PyPlanCache(std::size_t max_entries, std::size_t max_bytes, int threads)
       : cache_(std::make_shared<PlanCache>(CacheLimits{max_entries, max_bytes, threads})),
         handle_(CacheHandles::table().add(cache_)) {}
-  ~PyPlanCache() { CacheHandles::table().remove(handle_); }
+  // The process's default cache, whose handle means "the default" everywhere.
+  static PyPlanCache* process_default() {
+    return new PyPlanCache(CacheHandles::table().default_cache(), CacheHandles::kDefaultCache);
+  }
+  ~PyPlanCache() {
+    if (handle_ != CacheHandles::kDefaultCache) CacheHandles::table().remove(handle_);
+  }
   PyPlanCache(const PyPlanCache&) = delete;
   PyPlanCache& operator=(const PyPlanCache&) = delete;
 
@@ -37,6 +44,9 @@ class PyPlanCache {
   std::uint64_t handle() const { return handle_; }
 
  private:
+  PyPlanCache(std::shared_ptr<PlanCache> cache, std::uint64_t handle)
+      : cache_(std::move(cache)), handle_(handle) {}
+
   std::shared_ptr<PlanCache> cache_;
   std::uint64_t handle_;
 };
@@ -56,6 +66,8 @@ nb::dict stats_as_dict(const CacheStats& s) {
   d["evicted_in_use"] = s.evicted_in_use;
   d["evicted_in_use_bytes"] = s.evicted_in_use_bytes;
   d["transient_scratch"] = s.transient_scratch;
+  d["worker_threads"] = s.worker_threads;
+  d["worker_start_failures"] = s.worker_start_failures;
   return d;
 }
 
@@ -75,6 +87,13 @@ nb::dict metal_stats_as_dict(const PlanCache& cache) {
   return d;
 }
 
+// Raises the package's Python exception class `name` (jax_apple_fft.errors
+// defines them all, so that one base class catches every error we raise).
+void raise_package_error(const char* name, const char* message) {
+  nb::object type = nb::module_::import_("jax_apple_fft.errors").attr(name);
+  PyErr_SetString(type.ptr(), message);
+}
+
 }  // namespace
 }  // namespace jax_apple_fft
 
@@ -82,12 +101,28 @@ NB_MODULE(_core, m) {
   using namespace jax_apple_fft;
   m.doc() = "Private extension of jax_apple_fft: FFI handlers and the native PlanCache.";
 
-  nb::exception<PlanBuildError>(m, "PlanBuildError", PyExc_RuntimeError);
-  nb::exception<CacheClosedError>(m, "CacheClosedError", PyExc_RuntimeError);
+  nb::register_exception_translator([](const std::exception_ptr& error, void*) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const PlanBuildError& e) {
+      raise_package_error("PlanBuildError", e.what());
+    } catch (const CacheClosedError& e) {
+      raise_package_error("CacheClosedError", e.what());
+    }
+  });
+
+  const CacheLimits defaults;
+  m.attr("DEFAULT_MAX_ENTRIES") = defaults.max_entries;
+  m.attr("DEFAULT_MAX_BYTES") = defaults.max_bytes;
+  m.def("available_cores", &available_cores,
+        "The cores this process may run on: the default cache's thread count.");
 
   nb::class_<PyPlanCache>(m, "NativePlanCache")
       .def(nb::init<std::size_t, std::size_t, int>(), nb::arg("max_entries"),
            nb::arg("max_bytes"), nb::arg("threads"))
+      .def_static("process_default", &PyPlanCache::process_default,
+                  nb::rv_policy::take_ownership,
+                  "The process's default cache (handle 0, built on first use).")
       .def_prop_ro("handle", &PyPlanCache::handle)
       .def_prop_ro("threads", [](PyPlanCache& c) { return c.cache().limits().threads; })
       .def_prop_ro("max_entries", [](PyPlanCache& c) { return c.cache().limits().max_entries; })

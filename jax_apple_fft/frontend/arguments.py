@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from collections.abc import Sequence
 
 import jax
@@ -112,6 +113,15 @@ def resolve_lengths(
             raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
         lengths.append(n)
     return axes, tuple(lengths)
+
+
+def check_size(name: str, shape: Sequence[int], dtype) -> None:
+    """Refuses an array whose byte size no allocation can have (more than
+    PTRDIFF_MAX), before XLA sees its shape: XLA aborts the process on an
+    element count that overflows 64 bits."""
+    if math.prod(shape) * np.dtype(dtype).itemsize > sys.maxsize:
+        raise ValueError(f"{name}: an array of shape {tuple(shape)} and dtype "
+                         f"{np.dtype(dtype).name} is too large for any allocation")
 
 
 def fit_to_lengths(x: jax.Array, axes, input_lengths) -> jax.Array:

@@ -16,6 +16,7 @@ import numpy as np
 
 from jax_apple_fft.frontend import arguments
 from jax_apple_fft.primitive import TransformKind, transform
+from jax_apple_fft.primitive.definition import complex_dtype, real_dtype
 from jax_apple_fft.runtime.backends import resolve_backend
 from jax_apple_fft.runtime.cache import PlanCache
 
@@ -57,6 +58,14 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
     input_lengths = list(lengths)
     if complex_to_real:
         input_lengths[-1] = lengths[-1] // 2 + 1
+    fitted, result = list(x.shape), list(x.shape)
+    for axis, m, n in zip(axes, input_lengths, lengths):
+        fitted[axis], result[axis] = m, n
+    if kind == TransformKind.R2C:
+        result[axes[-1]] = lengths[-1] // 2 + 1
+    arguments.check_size(name, fitted, x.dtype)
+    arguments.check_size(name, result, real_dtype(x.dtype) if complex_to_real
+                         else complex_dtype(x.dtype))
     x = arguments.fit_to_lengths(x, axes, input_lengths)
     scale = arguments.norm_scale(norm, math.prod(lengths), inverse)
     backend = resolve_backend(backend, x.dtype, x.size)  # "auto" depends on dtype and size
@@ -176,5 +185,6 @@ def irfft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None,
 
 
 for _function in (fft, ifft, fftn, ifftn, fft2, ifft2):
-    _function.__doc__ += _OVERWRITE_X_DOC
+    if _function.__doc__ is not None:  # None under python -OO
+        _function.__doc__ += _OVERWRITE_X_DOC
 del _function

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import threading
+import weakref
 from typing import Any
 
 import jax
@@ -13,15 +13,9 @@ from jax_apple_fft import _core
 
 __all__ = ["CacheStats", "MetalTransferStats", "PlanCache", "default_cache"]
 
-DEFAULT_MAX_ENTRIES = 256
-DEFAULT_MAX_BYTES = 256 << 20
-
-
-def _available_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS has no sched_getaffinity
-        return os.cpu_count() or 1
+DEFAULT_MAX_ENTRIES: int = _core.DEFAULT_MAX_ENTRIES
+DEFAULT_MAX_BYTES: int = _core.DEFAULT_MAX_BYTES
+MAX_THREADS = 1 << 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,7 +26,11 @@ class CacheStats:
     ``scratch_bytes``) and never exceeds ``max_bytes`` between calls.
     Plans evicted while a compiled executable still uses them stay alive
     (shared ownership); they are counted in ``evicted_in_use`` and
-    ``evicted_in_use_bytes``, not in ``retained_bytes``.
+    ``evicted_in_use_bytes``, not in ``retained_bytes``. ``worker_threads``
+    is how many worker threads are alive now: they start when a transform
+    needs them and exit after idling a few seconds. ``worker_start_failures``
+    counts workers the system refused to start; transforms then run on the
+    threads that exist.
     """
 
     hits: int
@@ -48,6 +46,8 @@ class CacheStats:
     evicted_in_use: int
     evicted_in_use_bytes: int
     transient_scratch: int
+    worker_threads: int
+    worker_start_failures: int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,8 +75,8 @@ class PlanCache:
     Args:
       max_entries: most plans kept at once.
       max_bytes: most bytes kept at once (plans and retained scratch).
-      threads: threads a transform may use, counting the calling thread.
-        Defaults to the cores this process may run on.
+      threads: threads a transform may use, counting the calling thread
+        (at most 65536). Defaults to the cores this process may run on.
     """
 
     def __init__(
@@ -86,13 +86,21 @@ class PlanCache:
         max_bytes: int = DEFAULT_MAX_BYTES,
         threads: int | None = None,
     ) -> None:
-        threads = _available_cores() if threads is None else threads
+        threads = _core.available_cores() if threads is None else threads
         for name, value in (("max_entries", max_entries), ("max_bytes", max_bytes)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
-            raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        if (not isinstance(threads, int) or isinstance(threads, bool)
+                or not 1 <= threads <= MAX_THREADS):
+            raise ValueError(f"threads must be an integer from 1 to {MAX_THREADS}, "
+                             f"got {threads!r}")
         self._native = _core.NativePlanCache(max_entries, max_bytes, threads)
+
+    @classmethod
+    def _process_default(cls) -> PlanCache:
+        cache = cls.__new__(cls)
+        cache._native = _core.NativePlanCache.process_default()
+        return cache
 
     @property
     def max_entries(self) -> int:
@@ -112,7 +120,14 @@ class PlanCache:
 
     @property
     def handle(self) -> int:
-        """The integer that names this cache inside compiled computations."""
+        """The integer that names this cache inside compiled computations.
+
+        0 for the default cache, which every process has, so computations
+        that use it can be exported (``jax.export``) or restored from JAX's
+        persistent compilation cache in another process. Any other cache has
+        a random 63-bit handle that no other process holds: code traced with
+        it fails clearly elsewhere.
+        """
         return self._native.handle
 
     def stats(self) -> CacheStats:
@@ -146,19 +161,31 @@ class PlanCache:
 
 
 _defaults_lock = threading.Lock()
-_defaults: dict[int, tuple[Any, PlanCache]] = {}
+_process_default: PlanCache | None = None
+_other_clients: weakref.WeakKeyDictionary[Any, PlanCache] = weakref.WeakKeyDictionary()
 
 
 def default_cache(client: Any | None = None) -> PlanCache:
-    """The PlanCache of a JAX CPU client (the current default CPU client if None).
+    """The PlanCache of a JAX CPU client (the default CPU client if None).
 
-    Each client gets its own cache the first time it is asked for.
+    The default CPU client's cache is the process's default cache (handle
+    0), built with default limits and one thread per available core. Another
+    CPU client gets a cache of its own the first time it is asked for, kept
+    while the client lives.
     """
+    global _process_default
+    current = jax.devices("cpu")[0].client
     if client is None:
-        client = jax.devices("cpu")[0].client
+        client = current
+    elif not isinstance(client, type(current)) or client.platform != "cpu":
+        raise TypeError(f"default_cache needs a JAX CPU client (such as "
+                        f"jax.devices('cpu')[0].client), got {type(client).__name__}")
     with _defaults_lock:
-        entry = _defaults.get(id(client))
-        if entry is None or entry[0] is not client:
-            entry = (client, PlanCache())
-            _defaults[id(client)] = entry
-        return entry[1]
+        if client is current:
+            if _process_default is None:
+                _process_default = PlanCache._process_default()
+            return _process_default
+        cache = _other_clients.get(client)
+        if cache is None:
+            cache = _other_clients[client] = PlanCache()
+        return cache

@@ -42,3 +42,15 @@ def ensure_metal_registered() -> None:
     """Registers the Metal target (serving both the GPU and the emulator)."""
     _register(METAL_TARGET, _METAL_STATE_TYPE, _core.metal_call_site_state_type,
               _core.metal_handlers)
+
+
+def register_targets() -> None:
+    """Registers every FFI target of this package with JAX's CPU client.
+
+    Tracing a transform does this by itself. Call it before running code this
+    process did not trace, such as a computation restored with
+    ``jax.export.deserialize``. It creates the CPU client if there is none
+    yet, so call it after ``jax.distributed.initialize``.
+    """
+    ensure_cpu_registered()
+    ensure_metal_registered()

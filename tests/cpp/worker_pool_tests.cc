@@ -106,6 +106,31 @@ void test_idle_exit_races_new_loops() {
   expect(wrong.load() == 0, "loops complete while workers come and go");
 }
 
+// When the system refuses threads, loops still complete on those that exist.
+void test_refused_workers_leave_the_loop_to_the_others() {
+  WorkerPoolOptions options;
+  std::atomic<int> allowed{3};
+  options.refuse_start = [&] { return allowed.fetch_sub(1) <= 0; };
+  WorkerPool pool(16, options);
+  std::vector<std::thread> callers;
+  std::atomic<long> wrong{0};
+  for (int c = 0; c < 4; ++c) {
+    callers.emplace_back([&] {
+      for (int rep = 0; rep < 50; ++rep) {
+        std::vector<std::atomic<int>> ran(40);
+        pool.parallel_for(ran.size(), [&](std::size_t i) { ran[i].fetch_add(1); });
+        for (auto& r : ran)
+          if (r.load() != 1) wrong.fetch_add(1);
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  const auto stats = pool.stats();
+  expect(wrong.load() == 0, "loops complete with refused workers");
+  expect(stats.started == 3 && stats.live_workers == 3 && stats.start_failures >= 1,
+         "three workers started, the rest refused and counted");
+}
+
 void test_single_thread_pool_runs_inline() {
   WorkerPool pool(1);
   const auto caller = std::this_thread::get_id();
@@ -121,6 +146,7 @@ int main() {
   test_errors_propagate();
   test_workers_start_lazily_and_exit_when_idle();
   test_idle_exit_races_new_loops();
+  test_refused_workers_leave_the_loop_to_the_others();
   test_single_thread_pool_runs_inline();
   if (failures) {
     std::fprintf(stderr, "%d check(s) failed\n", failures);

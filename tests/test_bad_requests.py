@@ -1,0 +1,72 @@
+"""Requests that once killed the Python process (an abort inside XLA or the
+C++ runtime) raise a clear Python exception instead. Each runs in a fresh
+interpreter, so that a regression fails the test rather than the session."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from subprocess_testing import check_ok, run_python
+
+TOO_LARGE = [
+    ("fft", "np.ones(4, np.complex64)", {"n": 2**60}),
+    ("fft", "np.ones(4, np.complex64)", {"n": 2**63}),
+    ("ifft", "np.ones(4, np.complex64)", {"n": 2**64 + 3}),
+    ("rfft", "np.ones(4, np.float32)", {"n": 2**62}),
+    ("fftn", "np.ones((2, 2), np.complex64)", {"s": (2**30, 2**30)}),
+    ("fftn", "np.ones((2, 2), np.complex64)", {"s": (2**62, 2)}),
+    ("irfftn", "np.ones((2, 2), np.complex64)", {"s": (2**40, 2**40)}),
+    ("rfftn", "np.ones((2, 2), np.float32)", {"s": (2**33, 2**33)}),
+]
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_shapes_too_large_for_any_allocation(jit):
+    out = check_ok(run_python("""
+        import json, sys
+        import jax, numpy as np
+        import jax_apple_fft as af
+        results = []
+        for name, make, kwargs in json.loads(sys.argv[1]):
+            x = eval(make)
+            kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in kwargs.items()}
+            f = lambda v: getattr(af, name)(v, **kwargs)
+            try:
+                (jax.jit(f) if sys.argv[2] == "1" else f)(x)
+                results.append("no error")
+            except Exception as e:
+                results.append(f"{type(e).__name__}: {e}")
+        print(json.dumps(results))
+    """, json.dumps(TOO_LARGE), "1" if jit else "0"))
+    for case, result in zip(TOO_LARGE, json.loads(out.splitlines()[-1])):
+        assert result.startswith("ValueError:") and "too large" in result, (case, result)
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS ignores RLIMIT_AS")
+def test_many_threads_under_an_address_space_limit():
+    # A 3 GiB address space holds the interpreter and jax but not a thousand
+    # thread stacks: workers start as transforms need them, and those the
+    # system refuses leave the work to the threads that exist.
+    out = check_ok(run_python("""
+        import jax, numpy as np
+        import jax_apple_fft as af
+        cache = af.PlanCache(threads=1000)
+        x = np.random.default_rng(0).standard_normal((2048, 2048)).astype(np.complex64)
+        y = jax.jit(lambda v: af.fft(v, cache=cache))(x)
+        assert np.allclose(np.asarray(y), np.fft.fft(x), rtol=1e-3, atol=1e-2)
+        print(cache.stats().worker_threads)
+    """, limit_address_space=3 << 30))
+    assert int(out.split()[-1]) >= 1
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS ignores RLIMIT_AS")
+def test_a_thousand_thread_cache_is_cheap_until_used():
+    out = check_ok(run_python("""
+        import jax_apple_fft as af
+        caches = [af.PlanCache(threads=1000) for _ in range(200)]
+        print(sum(c.stats().worker_threads for c in caches))
+    """, limit_address_space=3 << 30))
+    assert out.split() == ["0"]
