@@ -19,6 +19,8 @@ import time
 import jax
 import numpy as np
 
+jax.config.update("jax_platforms", "cpu")  # where a GPU is the default device too
+
 import jax_apple_fft as af
 
 # (name, shape, kwargs): the shapes that once crashed a 16-thread pool, and
@@ -49,6 +51,13 @@ def make_input(rng, name, shape):
 
 
 def worker(cache, seed, deadline, counts, errors):
+    try:
+        run_cases(cache, seed, deadline, counts, errors)
+    except Exception as e:  # noqa: BLE001 - any failure ends the run, reported
+        errors.append(f"{type(e).__name__}: {e}")
+
+
+def run_cases(cache, seed, deadline, counts, errors):
     rng = np.random.default_rng(seed)
     compiled = {}
     while time.monotonic() < deadline and not errors:
@@ -91,7 +100,7 @@ def main() -> int:
         print(f"threads={threads} callers={args.callers}: {counts[0]} transforms in "
               f"{time.monotonic() - start:.0f} s, {len(errors)} wrong, workers alive "
               f"{s.worker_threads}, start failures {s.worker_start_failures}", flush=True)
-        if errors:
+        if errors or counts[0] == 0:
             print("\n".join(errors[:10]))
             return 1
         cache.close()
