@@ -118,8 +118,9 @@ def resolve_lengths(
 def check_size(name: str, shape: Sequence[int], dtype) -> None:
     """Refuses an array whose byte size no allocation can have (more than
     PTRDIFF_MAX), before XLA sees its shape: XLA aborts the process on an
-    element count that overflows 64 bits."""
-    if math.prod(shape) * np.dtype(dtype).itemsize > sys.maxsize:
+    element count that overflows 64 bits, even where another dimension is 0
+    (it multiplies them in order), so zeros do not excuse the others."""
+    if math.prod(max(d, 1) for d in shape) * np.dtype(dtype).itemsize > sys.maxsize:
         raise ValueError(f"{name}: an array of shape {tuple(shape)} and dtype "
                          f"{np.dtype(dtype).name} is too large for any allocation")
 
