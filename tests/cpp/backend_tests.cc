@@ -53,6 +53,16 @@ std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
   return s;
 }
 
+// w^m for m < n, w = exp(-2 pi i / n) (forward) or exp(2 pi i / n). The
+// references below look their roots up here: computed per term, the
+// trigonometry was most of this test's run time under qemu-user.
+std::vector<cd> roots_of_unity(std::int64_t n, bool forward) {
+  const double sign = forward ? -1.0 : 1.0;
+  std::vector<cd> roots(n);
+  for (std::int64_t m = 0; m < n; ++m) roots[m] = std::polar(1.0, sign * 2 * M_PI * double(m) / n);
+  return roots;
+}
+
 // Naive DFT of a complex array along one axis, in double.
 std::vector<cd> dft_axis(const std::vector<cd>& x, const std::vector<std::int64_t>& shape,
                          std::int64_t axis, std::int64_t n_out, bool forward) {
@@ -61,8 +71,8 @@ std::vector<cd> dft_axis(const std::vector<cd>& x, const std::vector<std::int64_
   const auto in_strides = strides_of(shape), out_strides = strides_of(out_shape);
   std::vector<cd> y(count(out_shape));
   const std::int64_t n_in = shape[axis];
-  const double sign = forward ? -1.0 : 1.0;
   const std::int64_t length = std::max(n_in, n_out);
+  const std::vector<cd> roots = roots_of_unity(length, forward);
   for (std::int64_t flat = 0; flat < count(out_shape); ++flat) {
     std::int64_t rem = flat, base = 0, k = 0;
     for (std::size_t d = 0; d < out_shape.size(); ++d) {
@@ -71,7 +81,7 @@ std::vector<cd> dft_axis(const std::vector<cd>& x, const std::vector<std::int64_
     }
     cd sum = 0;
     for (std::int64_t j = 0; j < n_in; ++j)
-      sum += x[base + j * in_strides[axis]] * std::polar(1.0, sign * 2 * M_PI * j * k / length);
+      sum += x[base + j * in_strides[axis]] * roots[j * k % length];
     y[flat] = sum;
     rem = 0;
   }
@@ -272,14 +282,13 @@ double long_line_error(std::int64_t lines, std::int64_t n, bool forward, PlanCac
                               sizeof(T) == 4 ? Precision::kSingle : Precision::kDouble,
                               {lines, n}, {1}, 0, 1.0);
   CpuTransform::prepare(spec, cache)->execute(in.data(), out.data(), cache);
-  const double sign = forward ? -1.0 : 1.0;
+  const std::vector<cd> roots = roots_of_unity(n, forward);
   double err = 0, norm = 0;
   for (std::int64_t line = 0; line < lines; ++line)
     for (std::int64_t k = 0; k < n; ++k) {
       cd want = 0;
       for (const Impulse& p : impulses)
-        if (p.line == line)
-          want += p.value * std::polar(1.0, sign * 2 * M_PI * double((p.at * k) % n) / n);
+        if (p.line == line) want += p.value * roots[p.at * k % n];
       const cd got(out[2 * (line * n + k)], out[2 * (line * n + k) + 1]);
       err += std::norm(got - want);
       norm += std::norm(want);
