@@ -18,6 +18,7 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 #include "cache/huge_pages.h"
@@ -601,17 +602,19 @@ void test_huge_page_advice() {
   // A large unaligned range, placed as the allocator places a large block
   // (a header page before it, the mapping's end on a huge page): every small
   // page it touches is advised, so its last 2 MiB can be a huge page too;
-  // the pages around it are not.
+  // the pages around it are not. Small pages are 4 KiB on x86-64 but 16 or
+  // 64 KiB on some arm64 kernels: the range is placed in the system's pages.
   const std::uintptr_t aligned = (reinterpret_cast<std::uintptr_t>(base) + kHugePageBytes - 1) &
                                  ~(kHugePageBytes - 1);
-  char* start = reinterpret_cast<char*>(aligned) + 4096 + 64;
-  const std::size_t range = 5 * kHugePageBytes - 4096 - 128;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  char* start = reinterpret_cast<char*>(aligned) + page + 64;
+  const std::size_t range = 5 * kHugePageBytes - page - 128;
   advise_huge_pages(start, range);
   expect(marked_for_huge_pages(start + kHugePageBytes), "interior of a large range advised");
   expect(marked_for_huge_pages(start), "ragged start advised");
   expect(marked_for_huge_pages(start + range - 1), "ragged end advised");
   expect(!marked_for_huge_pages(start - 65), "page before the range not advised");
-  expect(!marked_for_huge_pages(start + range + 4096), "page after the range not advised");
+  expect(!marked_for_huge_pages(start + range + page), "page after the range not advised");
   munmap(region, bytes);
 }
 #endif
