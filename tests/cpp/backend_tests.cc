@@ -3,6 +3,7 @@
 // concurrent paths (scratch lanes, one build per key; the worker pool has
 // worker_pool_tests.cc).
 #include <atomic>
+#include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -334,6 +336,22 @@ void test_rader_rules() {
     for (std::uint64_t r = 1; r < p; ++r) all = all && seen[r];
     expect(all, "generator of " + std::to_string(p));
   }
+#if LDBL_MANT_DIG > DBL_MANT_DIG
+  // The kernel's roots are within 2 ulp of exp(-2 pi i e / p) on every
+  // platform; checked against long double where it is wider than double.
+  const std::uint64_t p = 65537;
+  std::vector<std::uint32_t> exponents(p);
+  std::iota(exponents.begin(), exponents.end(), 0u);
+  const auto roots = rader::roots_at(p, exponents);
+  const long double pi = 3.141592653589793238462643383279502884L;
+  long double worst = 0;
+  for (std::uint64_t e = 0; e < p; ++e) {
+    const long double angle = -2 * pi * e / p;
+    worst = std::max(worst, std::hypot(roots[e].r - std::cos(angle), roots[e].i - std::sin(angle)));
+  }
+  expect(worst < 2 * DBL_EPSILON, "roots of unity for Rader's kernel, error " +
+                                      std::to_string(double(worst / DBL_EPSILON)) + " ulp");
+#endif
 }
 
 void test_long_lines() {
