@@ -1,7 +1,9 @@
 // C++ tests of the CPU backend and the plan cache, built with sanitizers in
 // CI (.ci/sanitizers): ASan + UBSan for memory errors, TSan for the
 // concurrent paths (scratch lanes, one build per key; the worker pool has
-// worker_pool_tests.cc).
+// worker_pool_tests.cc). CI also cross-builds them for arm64 Linux and runs
+// them under qemu-user (.ci/arm64), where the whole run takes a few seconds
+// at full size.
 #include <atomic>
 #include <cfloat>
 #include <chrono>

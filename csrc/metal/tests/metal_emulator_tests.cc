@@ -1,5 +1,6 @@
 // Planner decisions and emulated kernels, in a standalone executable that can
-// be built with -fsanitize=thread.
+// be built with -fsanitize=thread (.ci/sanitizers), and for arm64 Linux, run
+// under qemu-user (.ci/arm64).
 //
 //   metal_emulator_tests                 every test; under ThreadSanitizer also
 //                                        checks that a kernel missing a barrier
