@@ -9,7 +9,6 @@
 // This header is included by line_plans.h only.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -40,13 +39,8 @@ class Plan {
     }
     // The forward kernel: the transform of w^(g^-q), w = exp(-2 pi i / p),
     // divided by p - 1 for the inverse transform that ends the convolution.
-    // Computed in double (long double angles) whatever T is.
-    std::vector<Cmplx<double>> twiddles(l_);
-    const long double pi = 3.141592653589793238462643383279502884L;
-    for (std::size_t q = 0; q < l_; ++q) {
-      const long double angle = -2 * pi * scatter_[q] / p;
-      twiddles[q] = {static_cast<double>(std::cos(angle)), static_cast<double>(std::sin(angle))};
-    }
+    // Computed in double whatever T is.
+    std::vector<Cmplx<double>> twiddles = roots_at(p, scatter_);
     pocketfft::pocketfft_c<double>(l_).exec(twiddles.data(), 1.0 / l_, true);
     for (std::size_t k = 0; k < l_; ++k)
       kernel_[k] = {static_cast<T>(twiddles[k].r), static_cast<T>(twiddles[k].i)};

@@ -1,9 +1,12 @@
 // Which line lengths take Rader's algorithm (rader.h), and the number
-// theory its plans are built from.
+// theory and roots of unity its plans are built from.
 #pragma once
 
 #include <cstdint>
 #include <vector>
+
+#include "ducc0/math/cmplx.h"
+#include "ducc0/math/unity_roots.h"
 
 namespace jax_apple_fft {
 namespace rader {
@@ -54,6 +57,19 @@ inline std::uint64_t generator(std::uint64_t p) {
     for (std::uint64_t f : factors) generates = generates && power_mod(g, (p - 1) / f, p) != 1;
     if (generates) return g;
   }
+}
+
+// w^e for each exponent e (< p), w = exp(-2 pi i / p), in double. pocketfft's
+// roots of unity fold every angle into the first octant before its sine and
+// cosine, so they are as accurate on every platform. Angles in `long double`
+// were not: it is double on Apple's arm64, where they erred 4x more, and
+// binary128 done in software on arm64 Linux, where they were slow.
+inline std::vector<::jax_apple_fft_ducc0::Cmplx<double>> roots_at(
+    std::uint64_t p, const std::vector<std::uint32_t>& exponents) {
+  const ::jax_apple_fft_ducc0::UnityRoots<double, ::jax_apple_fft_ducc0::Cmplx<double>> roots(p);
+  std::vector<::jax_apple_fft_ducc0::Cmplx<double>> w(exponents.size());
+  for (std::size_t k = 0; k < exponents.size(); ++k) w[k] = roots[exponents[k]].conj();
+  return w;
 }
 
 }  // namespace rader

@@ -1,8 +1,11 @@
 // C++ tests of the CPU backend and the plan cache, built with sanitizers in
 // CI (.ci/sanitizers): ASan + UBSan for memory errors, TSan for the
 // concurrent paths (scratch lanes, one build per key; the worker pool has
-// worker_pool_tests.cc).
+// worker_pool_tests.cc). CI also cross-builds them for arm64 Linux and runs
+// them under qemu-user (.ci/arm64), where the whole run takes a few seconds
+// at full size.
 #include <atomic>
+#include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -10,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -18,6 +22,7 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 #include "cache/huge_pages.h"
@@ -53,6 +58,16 @@ std::vector<std::int64_t> strides_of(const std::vector<std::int64_t>& shape) {
   return s;
 }
 
+// w^m for m < n, w = exp(-2 pi i / n) (forward) or exp(2 pi i / n). The
+// references below look their roots up here: computed per term, the
+// trigonometry was most of this test's run time under qemu-user.
+std::vector<cd> roots_of_unity(std::int64_t n, bool forward) {
+  const double sign = forward ? -1.0 : 1.0;
+  std::vector<cd> roots(n);
+  for (std::int64_t m = 0; m < n; ++m) roots[m] = std::polar(1.0, sign * 2 * M_PI * double(m) / n);
+  return roots;
+}
+
 // Naive DFT of a complex array along one axis, in double.
 std::vector<cd> dft_axis(const std::vector<cd>& x, const std::vector<std::int64_t>& shape,
                          std::int64_t axis, std::int64_t n_out, bool forward) {
@@ -61,8 +76,8 @@ std::vector<cd> dft_axis(const std::vector<cd>& x, const std::vector<std::int64_
   const auto in_strides = strides_of(shape), out_strides = strides_of(out_shape);
   std::vector<cd> y(count(out_shape));
   const std::int64_t n_in = shape[axis];
-  const double sign = forward ? -1.0 : 1.0;
   const std::int64_t length = std::max(n_in, n_out);
+  const std::vector<cd> roots = roots_of_unity(length, forward);
   for (std::int64_t flat = 0; flat < count(out_shape); ++flat) {
     std::int64_t rem = flat, base = 0, k = 0;
     for (std::size_t d = 0; d < out_shape.size(); ++d) {
@@ -71,7 +86,7 @@ std::vector<cd> dft_axis(const std::vector<cd>& x, const std::vector<std::int64_
     }
     cd sum = 0;
     for (std::int64_t j = 0; j < n_in; ++j)
-      sum += x[base + j * in_strides[axis]] * std::polar(1.0, sign * 2 * M_PI * j * k / length);
+      sum += x[base + j * in_strides[axis]] * roots[j * k % length];
     y[flat] = sum;
     rem = 0;
   }
@@ -272,14 +287,13 @@ double long_line_error(std::int64_t lines, std::int64_t n, bool forward, PlanCac
                               sizeof(T) == 4 ? Precision::kSingle : Precision::kDouble,
                               {lines, n}, {1}, 0, 1.0);
   CpuTransform::prepare(spec, cache)->execute(in.data(), out.data(), cache);
-  const double sign = forward ? -1.0 : 1.0;
+  const std::vector<cd> roots = roots_of_unity(n, forward);
   double err = 0, norm = 0;
   for (std::int64_t line = 0; line < lines; ++line)
     for (std::int64_t k = 0; k < n; ++k) {
       cd want = 0;
       for (const Impulse& p : impulses)
-        if (p.line == line)
-          want += p.value * std::polar(1.0, sign * 2 * M_PI * double((p.at * k) % n) / n);
+        if (p.line == line) want += p.value * roots[p.at * k % n];
       const cd got(out[2 * (line * n + k)], out[2 * (line * n + k) + 1]);
       err += std::norm(got - want);
       norm += std::norm(want);
@@ -324,6 +338,22 @@ void test_rader_rules() {
     for (std::uint64_t r = 1; r < p; ++r) all = all && seen[r];
     expect(all, "generator of " + std::to_string(p));
   }
+#if LDBL_MANT_DIG > DBL_MANT_DIG
+  // The kernel's roots are within 2 ulp of exp(-2 pi i e / p) on every
+  // platform; checked against long double where it is wider than double.
+  const std::uint64_t p = 65537;
+  std::vector<std::uint32_t> exponents(p);
+  std::iota(exponents.begin(), exponents.end(), 0u);
+  const auto roots = rader::roots_at(p, exponents);
+  const long double pi = 3.141592653589793238462643383279502884L;
+  long double worst = 0;
+  for (std::uint64_t e = 0; e < p; ++e) {
+    const long double angle = -2 * pi * e / p;
+    worst = std::max(worst, std::hypot(roots[e].r - std::cos(angle), roots[e].i - std::sin(angle)));
+  }
+  expect(worst < 2 * DBL_EPSILON, "roots of unity for Rader's kernel, error " +
+                                      std::to_string(double(worst / DBL_EPSILON)) + " ulp");
+#endif
 }
 
 void test_long_lines() {
@@ -550,11 +580,37 @@ bool marked_for_huge_pages(const void* address) {
   return false;
 }
 
+// Whether advice given with madvise itself shows in smaps: not under
+// qemu-user (the arm64 CI step), whose madvise succeeds and does nothing.
+bool madvise_takes_effect() {
+  const std::size_t bytes = 2 * kHugePageBytes;
+  void* region = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED) return false;
+  const bool marked = madvise(region, bytes, MADV_HUGEPAGE) == 0 && marked_for_huge_pages(region);
+  munmap(region, bytes);
+  return marked;
+}
+
 void test_huge_page_advice() {
-  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
-    std::printf("backend_tests: no transparent huge pages here; advice not checked\n");
+  const bool advice_seen = std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled") &&
+                           madvise_takes_effect();
+  // The scratch arena's large buffers start on a huge page and are advised.
+  ScratchArena arena(1, [] { return true; });
+  {
+    auto lease = arena.acquire(3 * kHugePageBytes);
+    expect(reinterpret_cast<std::uintptr_t>(lease.data()) % kHugePageBytes == 0,
+           "large scratch is huge-page aligned");
+    expect(!advice_seen || marked_for_huge_pages(lease.data()), "large scratch advised");
+    std::memset(lease.data(), 1, 3 * kHugePageBytes);
+  }
+  auto small = arena.acquire(1000);  // the lane keeps its large buffer
+  expect(small.data() != nullptr, "small scratch");
+  if (!advice_seen) {
+    std::printf("backend_tests: no transparent huge pages here, or madvise is ignored (as "
+                "under qemu-user); advice not checked\n");
     return;
   }
+
   const std::size_t bytes = 8 * kHugePageBytes;
   void* region = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   expect(region != MAP_FAILED, "mmap for the huge page test");
@@ -566,30 +622,20 @@ void test_huge_page_advice() {
   // A large unaligned range, placed as the allocator places a large block
   // (a header page before it, the mapping's end on a huge page): every small
   // page it touches is advised, so its last 2 MiB can be a huge page too;
-  // the pages around it are not.
+  // the pages around it are not. Small pages are 4 KiB on x86-64 but 16 or
+  // 64 KiB on some arm64 kernels: the range is placed in the system's pages.
   const std::uintptr_t aligned = (reinterpret_cast<std::uintptr_t>(base) + kHugePageBytes - 1) &
                                  ~(kHugePageBytes - 1);
-  char* start = reinterpret_cast<char*>(aligned) + 4096 + 64;
-  const std::size_t range = 5 * kHugePageBytes - 4096 - 128;
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  char* start = reinterpret_cast<char*>(aligned) + page + 64;
+  const std::size_t range = 5 * kHugePageBytes - page - 128;
   advise_huge_pages(start, range);
   expect(marked_for_huge_pages(start + kHugePageBytes), "interior of a large range advised");
   expect(marked_for_huge_pages(start), "ragged start advised");
   expect(marked_for_huge_pages(start + range - 1), "ragged end advised");
   expect(!marked_for_huge_pages(start - 65), "page before the range not advised");
-  expect(!marked_for_huge_pages(start + range + 4096), "page after the range not advised");
+  expect(!marked_for_huge_pages(start + range + page), "page after the range not advised");
   munmap(region, bytes);
-
-  // The scratch arena's large buffers start on a huge page and are advised.
-  ScratchArena arena(1, [] { return true; });
-  {
-    auto lease = arena.acquire(3 * kHugePageBytes);
-    expect(reinterpret_cast<std::uintptr_t>(lease.data()) % kHugePageBytes == 0,
-           "large scratch is huge-page aligned");
-    expect(marked_for_huge_pages(lease.data()), "large scratch advised");
-    std::memset(lease.data(), 1, 3 * kHugePageBytes);
-  }
-  auto small = arena.acquire(1000);  // the lane keeps its large buffer
-  expect(small.data() != nullptr, "small scratch");
 }
 #endif
 
