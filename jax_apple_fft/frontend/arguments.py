@@ -3,8 +3,10 @@ into the primitive. Errors follow numpy's types and wording."""
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
+import os
 import sys
 from collections.abc import Sequence
 
@@ -115,14 +117,27 @@ def resolve_lengths(
     return axes, tuple(lengths)
 
 
+@functools.cache
+def physical_memory() -> int:
+    """This machine's physical memory in bytes (PTRDIFF_MAX where unknown)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return sys.maxsize
+
+
 def check_size(name: str, shape: Sequence[int], dtype) -> None:
-    """Refuses an array whose byte size no allocation can have (more than
-    PTRDIFF_MAX), before XLA sees its shape: XLA aborts the process on an
-    element count that overflows 64 bits, even where another dimension is 0
-    (it multiplies them in order), so zeros do not excuse the others."""
-    if math.prod(max(d, 1) for d in shape) * np.dtype(dtype).itemsize > sys.maxsize:
+    """Refuses an array larger than this machine's physical memory, before
+    XLA sees its shape. XLA aborts the process on an element count that
+    overflows 64 bits, even where another dimension is 0 (it multiplies them
+    in order), so zeros do not excuse the others; and an array larger than
+    memory cannot be computed: where the system overcommits memory, the
+    kernel kills the process that fills it."""
+    nbytes = math.prod(max(d, 1) for d in shape) * np.dtype(dtype).itemsize
+    if nbytes > min(physical_memory(), sys.maxsize):
         raise ValueError(f"{name}: an array of shape {tuple(shape)} and dtype "
-                         f"{np.dtype(dtype).name} is too large for any allocation")
+                         f"{np.dtype(dtype).name} ({nbytes} bytes) is larger than this "
+                         f"machine's memory ({physical_memory()} bytes)")
 
 
 def fit_to_lengths(x: jax.Array, axes, input_lengths) -> jax.Array:
