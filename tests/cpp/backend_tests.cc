@@ -25,6 +25,7 @@
 #include <unistd.h>
 #endif
 
+#include "expect.h"
 #include "cache/huge_pages.h"
 #include "cache/plan_cache.h"
 #include "cpu/cpu_transform.h"
@@ -32,17 +33,10 @@
 #include "cpu/rader_rules.h"
 
 using namespace jax_apple_fft;
+using test_support::expect;
 
 namespace {
 
-int failures = 0;
-
-void expect(bool ok, const std::string& what) {
-  if (!ok) {
-    ++failures;
-    std::fprintf(stderr, "FAILED: %s\n", what.c_str());
-  }
-}
 
 using cd = std::complex<double>;
 
@@ -657,10 +651,5 @@ int main() {
 #if defined(__linux__)
   test_huge_page_advice();
 #endif
-  if (failures) {
-    std::fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  std::printf("backend_tests: all checks passed\n");
-  return 0;
+  return test_support::report("backend_tests");
 }

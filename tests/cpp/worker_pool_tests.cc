@@ -10,21 +10,15 @@
 #include <thread>
 #include <vector>
 
+#include "expect.h"
 #include "cache/worker_pool.h"
 
 using namespace jax_apple_fft;
+using test_support::expect;
 using namespace std::chrono_literals;
 
 namespace {
 
-int failures = 0;
-
-void expect(bool ok, const std::string& what) {
-  if (!ok) {
-    ++failures;
-    std::fprintf(stderr, "FAILED: %s\n", what.c_str());
-  }
-}
 
 // Several callers run many tiny loops at once on a pool of many threads;
 // every worker pauses after it has chosen a job, so by the time it runs the
@@ -148,10 +142,5 @@ int main() {
   test_idle_exit_races_new_loops();
   test_refused_workers_leave_the_loop_to_the_others();
   test_single_thread_pool_runs_inline();
-  if (failures) {
-    std::fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  std::printf("worker_pool_tests: all checks passed\n");
-  return 0;
+  return test_support::report("worker_pool_tests");
 }
