@@ -65,6 +65,8 @@ kernel void fft_r2c_unpack(device const float* in MTL_BUFFER(0), device float* o
                            constant FftParams& p MTL_BUFFER(6),
                            threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                            uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
+  // Every kernel takes every binding (one signature for all); this one reads some.
+  (void)pre, (void)post, (void)post_fine, (void)shared;
   r2c_unpack_body(in, out, twiddles, p, item_index(p, tid, group));
 }
 
@@ -76,6 +78,7 @@ kernel void fft_c2r_pack(device const float* in MTL_BUFFER(0), device float* out
                          constant FftParams& p MTL_BUFFER(6),
                          threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                          uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
+  (void)pre, (void)post, (void)post_fine, (void)shared;
   c2r_pack_body(in, out, twiddles, p, item_index(p, tid, group));
 }
 
@@ -87,5 +90,6 @@ kernel void fft_c2r_expand(device const float* in MTL_BUFFER(0), device float* o
                            constant FftParams& p MTL_BUFFER(6),
                            threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                            uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
+  (void)twiddles, (void)pre, (void)post, (void)post_fine, (void)shared;
   c2r_expand_body(in, out, p, item_index(p, tid, group));
 }

@@ -205,10 +205,10 @@ class CpuTransformImpl final : public CpuTransform {
     bool last = false;
     std::size_t lanes = 1;  // lines transformed at once, one per SIMD lane
     std::size_t bunch = 1;  // SIMD groups gathered and scattered together
-    Plans<ComplexPlan> complex;
-    Plans<RealPlan> real;
+    Plans<ComplexPlan> complex{};
+    Plans<RealPlan> real{};
     // The column pass of a four-step split multiplies by these on the way out.
-    std::shared_ptr<const FourStepTwiddles<T>> twiddles;
+    std::shared_ptr<const FourStepTwiddles<T>> twiddles{};
 
     std::int64_t lines() const {
       std::int64_t count = 1;

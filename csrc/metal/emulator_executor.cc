@@ -1,6 +1,7 @@
 #include "metal/emulator_executor.h"
 
 #include <stdexcept>
+#include <utility>
 
 #include "cache/plan_cache.h"
 #include "metal/emulated_kernels.h"
@@ -16,7 +17,24 @@ class EmulatedPipeline final : public MetalPipeline {
   const shaders::KernelFunction function;
 };
 
+// The emulated device reads the plan's own memory, as a Mac's GPU reads the
+// buffer it was uploaded to.
+class EmulatedTables final : public MetalTables {
+ public:
+  explicit EmulatedTables(std::shared_ptr<const MetalPlan> p) : plan(std::move(p)) {}
+  std::size_t bytes() const override { return sizeof(*this); }
+  char* data() const {
+    return reinterpret_cast<char*>(const_cast<shaders::float2*>(plan->tables.data()));
+  }
+  const std::shared_ptr<const MetalPlan> plan;
+};
+
 }  // namespace
+
+std::shared_ptr<const MetalTables> EmulatorExecutor::upload_tables(
+    const std::shared_ptr<const MetalPlan>& plan) {
+  return std::make_shared<EmulatedTables>(plan);
+}
 
 std::shared_ptr<const MetalPipeline> EmulatorExecutor::build_pipeline(const std::string& kernel) {
   shaders::KernelFunction function = metal_emulator::find_kernel(kernel);
@@ -55,7 +73,8 @@ void EmulatorExecutor::run(const MetalProgram& program, const void* input, void*
         case MetalBuffer::scratch:
           return scratch;
         case MetalBuffer::tables:
-          return reinterpret_cast<char*>(const_cast<shaders::float2*>(plan.tables.data()));
+          if (!step.tables) throw MetalExecutionError("a dispatch binds the tables of a plan that has none");
+          return static_cast<const EmulatedTables&>(*step.tables).data();
       }
       return nullptr;
     };

@@ -2,14 +2,12 @@
 //
 // A kernel calls threadgroup_barrier() with no handle to its group, as on a
 // GPU, so each emulator worker records which group it is running in; the
-// barrier is a real std::barrier shared by that group's OS threads.
+// barrier is a real one (emulator_sync.h) shared by that group's OS threads.
 #pragma once
 
-#include <barrier>
+#include "metal/emulator_sync.h"
 
 namespace jax_apple_fft::metal_emulator {
-
-using ThreadgroupBarrier = std::barrier<>;
 
 // Binds the calling OS thread to a threadgroup's barrier (nullptr: none).
 void enter_threadgroup(ThreadgroupBarrier* barrier);

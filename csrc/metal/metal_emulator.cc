@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <latch>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -38,7 +37,7 @@ struct MetalEmulator::Job {
         params(params_),
         grid(grid_),
         participants(std::size_t(slot_count) * grid_.threads),
-        done(static_cast<std::ptrdiff_t>(participants)) {
+        done(participants) {
     for (std::uint32_t s = 0; s < slot_count; ++s) {
       slots.push_back(std::make_unique<Slot>(grid.threads,
                                              grid.threadgroup_memory_bytes / sizeof(shaders::float2)));
@@ -50,7 +49,7 @@ struct MetalEmulator::Job {
   EmulatorGrid grid;
   std::vector<std::unique_ptr<Slot>> slots;
   std::size_t participants;
-  std::latch done;
+  metal_emulator::CompletionLatch done;
 };
 
 MetalEmulator::MetalEmulator(std::uint32_t concurrent_groups)

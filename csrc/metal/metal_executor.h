@@ -24,15 +24,25 @@ enum class MetalExecutorKind : std::int32_t { apple = 0, emulator = 1 };
 // in the PlanCache like a plan, so it is counted and shared by call sites.
 class MetalPipeline : public CachedPlan {};
 
+class MetalPlan;
+
+// A plan's tables where the device reads them: uploaded once per plan (a
+// Metal buffer on a Mac; the plan's own host memory in the emulator). Kept in
+// the PlanCache beside the plan's pipelines.
+class MetalTables : public CachedPlan {};
+
 // The GPU (or the emulator) reported a failure while running a program.
 class MetalExecutionError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-// How an executor reached the caller's tensors, summed over every call.
-// Wrapped bytes were bound in place (page-rounded on a Mac); staged bytes
-// were copied because wrapping failed. Staged bytes should stay zero.
+// How an executor reached the caller's tensors, summed over every call:
+// bytes of input and output tensors bound in place (wrapped), and bytes
+// copied because wrapping failed (staged; should stay zero). Both count the
+// tensors' own bytes, whatever page rounding the wrapping needed; the
+// executor's workspace and the plans' tables are not the caller's and are
+// not counted.
 struct MetalTransferStats {
   std::uint64_t calls = 0;
   std::uint64_t bytes_wrapped = 0;
@@ -46,6 +56,10 @@ class MetalExecutor {
   virtual MetalExecutorKind kind() const = 0;
   // Throws if `kernel` cannot be built; the PlanCache reports it as a PlanBuildError.
   virtual std::shared_ptr<const MetalPipeline> build_pipeline(const std::string& kernel) = 0;
+  // Makes `plan`'s tables readable by the device. `plan` is kept alive by the
+  // result where the device reads its memory directly. Throws like build_pipeline.
+  virtual std::shared_ptr<const MetalTables> upload_tables(
+      const std::shared_ptr<const MetalPlan>& plan) = 0;
   // Runs every step of `program` and returns when all of its work is done.
   // Scratch and intermediates come from the cache's scratch arena.
   virtual void run(const MetalProgram& program, const void* input, void* output,

@@ -102,10 +102,17 @@ MetalProgram prepare_metal_program(const TransformSpec& spec, PlanCache& cache,
     step.source = s.source;
     step.destination = s.destination;
     step.plan = cache.get<MetalPlan>(s.request.key(), [&] { return build_metal_plan(s.request); });
+    const auto executor_kind = static_cast<std::int64_t>(executor.kind());
     for (const MetalDispatch& d : step.plan->dispatches) {
-      const PlanKey key{"metal.pipeline." + d.kernel, {static_cast<std::int64_t>(executor.kind())}};
+      const PlanKey key{"metal.pipeline." + d.kernel, {executor_kind}};
       step.pipelines.push_back(
           cache.get<MetalPipeline>(key, [&] { return executor.build_pipeline(d.kernel); }));
+    }
+    if (step.plan->table_bytes() > 0) {
+      PlanKey key = step.plan->key;
+      key.family = "metal.tables." + key.family;
+      key.fields.push_back(executor_kind);
+      step.tables = cache.get<MetalTables>(key, [&] { return executor.upload_tables(step.plan); });
     }
     if (s.destination == MetalTensor::intermediate)
       program.intermediate_bytes = complex64_bytes(spec.in_shape);

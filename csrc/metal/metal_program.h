@@ -28,6 +28,8 @@ struct MetalStep {
   MetalTensor destination = MetalTensor::output;
   // One per dispatch of `plan`, in order.
   std::vector<std::shared_ptr<const MetalPipeline>> pipelines;
+  // Null when the plan has no tables.
+  std::shared_ptr<const MetalTables> tables;
 };
 
 struct MetalProgram {

@@ -13,9 +13,13 @@ set_source_files_properties(
   ${CMAKE_CURRENT_LIST_DIR}/apple_buffers.mm
   ${CMAKE_CURRENT_LIST_DIR}/apple_executor.mm
   PROPERTIES COMPILE_OPTIONS "-fobjc-arc")
-set_target_properties(jax_apple_fft_metal PROPERTIES OBJCXX_STANDARD 20 OBJCXX_STANDARD_REQUIRED ON)
+set_target_properties(jax_apple_fft_metal PROPERTIES
+  OBJCXX_STANDARD 20 OBJCXX_STANDARD_REQUIRED ON OBJCXX_VISIBILITY_PRESET hidden)
 target_compile_definitions(jax_apple_fft_metal PUBLIC JAX_APPLE_FFT_APPLE_EXECUTOR)
-target_link_libraries(jax_apple_fft_metal PUBLIC "-framework Metal" "-framework Foundation")
+# MTLCreateSystemDefaultDevice returns a device to command-line programs only
+# when CoreGraphics is linked (Apple's documentation of the function).
+target_link_libraries(jax_apple_fft_metal PUBLIC
+  "-framework Metal" "-framework Foundation" "-framework CoreGraphics")
 
 set(_shader_dir ${PROJECT_SOURCE_DIR}/shaders)
 file(GLOB _shader_files CONFIGURE_DEPENDS ${_shader_dir}/*.metal ${_shader_dir}/*.h)
@@ -29,7 +33,8 @@ if(_metal_missing EQUAL 0)
   set(_metallib ${CMAKE_CURRENT_BINARY_DIR}/jax_apple_fft.metallib)
   add_custom_command(
     OUTPUT ${_metallib}
-    COMMAND xcrun -sdk macosx metal -fno-fast-math -I ${_shader_dir}
+    COMMAND xcrun -sdk macosx metal -std=metal3.0 -mmacosx-version-min=${CMAKE_OSX_DEPLOYMENT_TARGET}
+            -fno-fast-math -I ${_shader_dir}
             -c ${_shader_dir}/fft_library.metal -o ${_air}
     COMMAND xcrun -sdk macosx metallib ${_air} -o ${_metallib}
     DEPENDS ${_shader_files}

@@ -20,11 +20,11 @@ struct BoundRange {
   void* host = nullptr;         // the caller's range
   std::size_t bytes = 0;
   bool staged = false;          // buffer is a copy, not the caller's memory
-  std::size_t wrapped_bytes = 0;  // page-rounded bytes wrapped in place
 };
 
 // Wraps [data, data + bytes) in place, or stages a copy of it if Metal
-// refuses the wrapper. `bytes` may be zero (a one-page wrapper is made).
+// refuses the wrapper. `data` must not be null and `bytes` not zero: a range
+// with no memory has nothing to bind.
 BoundRange bind_host_range(id<MTLDevice> device, const void* data, std::size_t bytes);
 
 // Copies a staged writable range back to the caller's memory.

@@ -8,9 +8,12 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -26,8 +29,50 @@ namespace {
 constexpr const char* kMetallibName = "jax_apple_fft.metallib";
 constexpr const char* kLibrarySource = "shaders/fft_library.metal";
 
+// Runs `body` inside an autorelease pool. No C++ exception may cross a pool
+// (unwinding skips the pool's drain), so one thrown inside is caught there
+// and rethrown once the pool has been drained.
+template <class Body>
+auto in_autorelease_pool(Body&& body) -> decltype(body()) {
+  using Result = decltype(body());
+  std::exception_ptr error;
+  if constexpr (std::is_void_v<Result>) {
+    @autoreleasepool {
+      try {
+        body();
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    if (error) std::rethrow_exception(error);
+  } else {
+    std::optional<Result> result;
+    @autoreleasepool {
+      try {
+        result.emplace(body());
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    if (error) std::rethrow_exception(error);
+    return std::move(*result);
+  }
+}
+
+std::string utf8(NSString* text) {
+  const char* bytes = text != nil ? [text UTF8String] : nullptr;
+  return bytes != nullptr ? std::string(bytes) : std::string("(no text)");
+}
+
+// Metal's string parameters are nonnull; an invalid UTF-8 string gives nil.
+NSString* _Nonnull ns_string(const std::string& text) {
+  NSString* converted = [NSString stringWithUTF8String:text.c_str()];
+  if (converted == nil) throw std::invalid_argument("not valid UTF-8: " + text);
+  return converted;
+}
+
 std::string describe(NSError* error) {
-  return error != nil ? std::string([[error localizedDescription] UTF8String]) : "unknown error";
+  return error != nil ? utf8([error localizedDescription]) : "unknown error";
 }
 
 // The package directory: where this extension module was loaded from.
@@ -47,6 +92,14 @@ class ApplePipeline final : public MetalPipeline {
   id<MTLComputePipelineState> state;
 };
 
+// A plan's tables in a Metal buffer of their own, copied there once.
+class AppleTables final : public MetalTables {
+ public:
+  explicit AppleTables(id<MTLBuffer> b) : buffer(b) {}
+  std::size_t bytes() const override { return sizeof(*this) + [buffer length]; }
+  id<MTLBuffer> buffer;
+};
+
 class AppleExecutor final : public MetalExecutor {
  public:
   AppleExecutor(id<MTLDevice> device, id<MTLCommandQueue> queue, id<MTLLibrary> library)
@@ -55,9 +108,8 @@ class AppleExecutor final : public MetalExecutor {
   MetalExecutorKind kind() const override { return MetalExecutorKind::apple; }
 
   std::shared_ptr<const MetalPipeline> build_pipeline(const std::string& kernel) override {
-    @autoreleasepool {
-      id<MTLFunction> function =
-          [library_ newFunctionWithName:[NSString stringWithUTF8String:kernel.c_str()]];
+    return in_autorelease_pool([&] {
+      id<MTLFunction> function = [library_ newFunctionWithName:ns_string(kernel)];
       if (function == nil) throw std::invalid_argument("the Metal library has no kernel " + kernel);
       NSError* error = nil;
       id<MTLComputePipelineState> state =
@@ -65,86 +117,123 @@ class AppleExecutor final : public MetalExecutor {
       if (state == nil)
         throw std::runtime_error("could not build the pipeline of " + kernel + ": " +
                                  describe(error));
-      return std::make_shared<ApplePipeline>(state);
-    }
+      return std::shared_ptr<const MetalPipeline>(std::make_shared<ApplePipeline>(state));
+    });
+  }
+
+  std::shared_ptr<const MetalTables> upload_tables(
+      const std::shared_ptr<const MetalPlan>& plan) override {
+    return in_autorelease_pool([&] {
+      id<MTLBuffer> buffer = [device_ newBufferWithBytes:plan->tables.data()
+                                                  length:plan->table_bytes()
+                                                 options:MTLResourceStorageModeShared];
+      if (buffer == nil)
+        throw std::runtime_error("could not upload " + std::to_string(plan->table_bytes()) +
+                                 " bytes of tables to the GPU");
+      return std::shared_ptr<const MetalTables>(std::make_shared<AppleTables>(buffer));
+    });
   }
 
   void run(const MetalProgram& program, const void* input, void* output,
            PlanCache& cache) override {
     count_call();
     if (program.steps.empty()) return;
-    @autoreleasepool {
-      ScratchArena::Lease work = cache.scratch().acquire(program.workspace_bytes());
-      BoundRange in = bind(input, program.input_bytes);
-      BoundRange out = bind(output, program.output_bytes);
-      BoundRange workspace = bind(work.data(), program.workspace_bytes());
-      // Everything that can fail is checked before the GPU gets any work.
-      std::vector<BoundRange> tables;  // one per step, kept until the GPU is done
-      for (const MetalStep& step : program.steps) {
-        check_thread_limits(step);
-        tables.push_back(bind(step.plan->tables.data(), step.plan->table_bytes()));
-      }
-
-      id<MTLCommandBuffer> commands = [queue_ commandBuffer];
-      id<MTLComputeCommandEncoder> encoder = [commands computeCommandEncoder];
-      if (commands == nil || encoder == nil)
-        throw MetalExecutionError("could not create a Metal command buffer");
-      for (std::size_t s = 0; s < program.steps.size(); ++s) {
-        const MetalStep& step = program.steps[s];
-        const MetalPlan& plan = *step.plan;
-        auto tensor = [&](MetalTensor t) -> std::pair<id<MTLBuffer>, NSUInteger> {
-          switch (t) {
-            case MetalTensor::input:
-              return {in.buffer, in.offset};
-            case MetalTensor::output:
-              return {out.buffer, out.offset};
-            case MetalTensor::intermediate:
-              return {workspace.buffer, workspace.offset};
-          }
-          return {nil, 0};
-        };
-        auto where = [&](MetalBuffer b) -> std::pair<id<MTLBuffer>, NSUInteger> {
-          switch (b) {
-            case MetalBuffer::input:
-              return tensor(step.source);
-            case MetalBuffer::output:
-              return tensor(step.destination);
-            case MetalBuffer::scratch:
-              return {workspace.buffer, workspace.offset + program.scratch_offset()};
-            case MetalBuffer::tables:
-              return {tables[s].buffer, tables[s].offset};
-          }
-          return {nil, 0};
-        };
-        for (std::size_t i = 0; i < plan.dispatches.size(); ++i) {
-          const MetalDispatch& d = plan.dispatches[i];
-          const auto& pipeline = static_cast<const ApplePipeline&>(*step.pipelines[i]);
-          [encoder setComputePipelineState:pipeline.state];
-          for (const MetalBinding& b : d.bindings) {
-            auto [buffer, base] = where(b.buffer);
-            [encoder setBuffer:buffer offset:base + b.offset_bytes atIndex:b.index];
-          }
-          [encoder setBytes:&d.params length:sizeof(d.params) atIndex:kMetalParamsIndex];
-          // Lengths must be multiples of 16 bytes, and every kernel declares the argument.
-          const NSUInteger shared = std::max<NSUInteger>(16, (d.threadgroup_memory_bytes + 15) / 16 * 16);
-          [encoder setThreadgroupMemoryLength:shared atIndex:0];
-          [encoder dispatchThreadgroups:MTLSizeMake(d.threadgroups[0], d.threadgroups[1],
-                                                    d.threadgroups[2])
-                  threadsPerThreadgroup:MTLSizeMake(d.threads[0], d.threads[1], d.threads[2])];
-        }
-      }
-      [encoder endEncoding];
-      [commands commit];
-      [commands waitUntilCompleted];
-      if ([commands status] != MTLCommandBufferStatusCompleted)
-        throw MetalExecutionError("the GPU reported an error: " + describe([commands error]));
-      copy_back_if_staged(out);
-    }
+    in_autorelease_pool([&] { encode_and_wait(program, input, output, cache); });
   }
 
  private:
-  // A pipeline's limit may be below 1024 threads, and depends on the device.
-  static void check_thread_limits(const MetalStep& step) {
+  // A buffer and the offset to bind it at.
+  using Place = std::pair<id<MTLBuffer>, NSUInteger>;
+
+  void encode_and_wait(const MetalProgram& program, const void* input, void* output,
+                       PlanCache& cache) {
+    ScratchArena::Lease work = cache.scratch().acquire(program.workspace_bytes());
+    // A program that needs no workspace binds none (there is no memory to wrap).
+    std::optional<BoundRange> workspace;
+    if (program.workspace_bytes() > 0) workspace = bind(work.data(), program.workspace_bytes());
+    const BoundRange in = bind_tensor(input, program.input_bytes);
+    const BoundRange out = bind_tensor(output, program.output_bytes);
+
+    // Everything that can fail is decided before encoding starts: an encoder
+    // must be ended, and the GPU must get all of the work or none of it.
+    auto in_workspace = [&](std::uint64_t offset) -> Place {
+      if (!workspace) throw MetalExecutionError("a dispatch binds a workspace the program lacks");
+      return {workspace->buffer, workspace->offset + offset};
+    };
+    auto tensor = [&](MetalTensor t) -> Place {
+      switch (t) {
+        case MetalTensor::input:
+          return {in.buffer, in.offset};
+        case MetalTensor::output:
+          return {out.buffer, out.offset};
+        case MetalTensor::intermediate:
+          return in_workspace(0);
+      }
+      throw MetalExecutionError("unknown tensor");
+    };
+    auto place = [&](const MetalStep& step, const MetalBinding& b) -> Place {
+      switch (b.buffer) {
+        case MetalBuffer::input:
+          return tensor(step.source);
+        case MetalBuffer::output:
+          return tensor(step.destination);
+        case MetalBuffer::scratch:
+          return in_workspace(program.scratch_offset());
+        case MetalBuffer::tables:
+          if (!step.tables)
+            throw MetalExecutionError("a dispatch binds the tables of a plan that has none");
+          return {static_cast<const AppleTables&>(*step.tables).buffer, 0};
+      }
+      throw MetalExecutionError("unknown buffer");
+    };
+    std::vector<std::vector<Place>> places;  // per dispatch, per binding
+    for (const MetalStep& step : program.steps) {
+      check_limits(step);
+      for (const MetalDispatch& d : step.plan->dispatches) {
+        places.emplace_back();
+        for (const MetalBinding& b : d.bindings) {
+          const Place p = place(step, b);
+          places.back().push_back({p.first, p.second + b.offset_bytes});
+        }
+      }
+    }
+
+    id<MTLCommandBuffer> commands = [queue_ commandBuffer];
+    if (commands == nil) throw MetalExecutionError("could not create a Metal command buffer");
+    id<MTLComputeCommandEncoder> encoder = [commands computeCommandEncoder];
+    if (encoder == nil) throw MetalExecutionError("could not create a Metal compute encoder");
+    std::size_t next = 0;
+    for (const MetalStep& step : program.steps) {
+      for (std::size_t i = 0; i < step.plan->dispatches.size(); ++i, ++next) {
+        const MetalDispatch& d = step.plan->dispatches[i];
+        [encoder setComputePipelineState:static_cast<const ApplePipeline&>(*step.pipelines[i]).state];
+        for (std::size_t k = 0; k < d.bindings.size(); ++k)
+          [encoder setBuffer:places[next][k].first
+                      offset:places[next][k].second
+                     atIndex:d.bindings[k].index];
+        [encoder setBytes:&d.params length:sizeof(d.params) atIndex:kMetalParamsIndex];
+        [encoder setThreadgroupMemoryLength:threadgroup_memory_length(d) atIndex:0];
+        [encoder dispatchThreadgroups:MTLSizeMake(d.threadgroups[0], d.threadgroups[1],
+                                                  d.threadgroups[2])
+                threadsPerThreadgroup:MTLSizeMake(d.threads[0], d.threads[1], d.threads[2])];
+      }
+    }
+    [encoder endEncoding];
+    [commands commit];
+    [commands waitUntilCompleted];
+    if ([commands status] != MTLCommandBufferStatusCompleted)
+      throw MetalExecutionError("the GPU reported an error: " + describe([commands error]));
+    copy_back_if_staged(out);
+  }
+
+  // Lengths must be multiples of 16 bytes, and every kernel declares the argument.
+  static NSUInteger threadgroup_memory_length(const MetalDispatch& d) {
+    return std::max<NSUInteger>(16, (d.threadgroup_memory_bytes + 15) / 16 * 16);
+  }
+
+  // A pipeline's thread limit may be below 1024 and depends on the device,
+  // as does the threadgroup memory (the kernel's own plus what we set).
+  void check_limits(const MetalStep& step) const {
     for (std::size_t i = 0; i < step.plan->dispatches.size(); ++i) {
       const MetalDispatch& d = step.plan->dispatches[i];
       const auto& pipeline = static_cast<const ApplePipeline&>(*step.pipelines[i]);
@@ -153,16 +242,32 @@ class AppleExecutor final : public MetalExecutor {
         throw MetalExecutionError("kernel " + d.kernel + " needs " + std::to_string(threads) +
                                   " threads per threadgroup; this GPU allows " +
                                   std::to_string(pipeline.state.maxTotalThreadsPerThreadgroup));
+      const NSUInteger memory =
+          threadgroup_memory_length(d) + pipeline.state.staticThreadgroupMemoryLength;
+      if (memory > device_.maxThreadgroupMemoryLength)
+        throw MetalExecutionError("kernel " + d.kernel + " needs " + std::to_string(memory) +
+                                  " bytes of threadgroup memory; this GPU allows " +
+                                  std::to_string(device_.maxThreadgroupMemoryLength));
     }
   }
 
+  // Our own memory (the workspace): wrapped in place, not counted as the
+  // caller's tensors are.
   BoundRange bind(const void* data, std::size_t bytes) {
     BoundRange range = bind_host_range(device_, data, bytes);
     if (range.buffer == nil)
       throw MetalExecutionError("could not make " + std::to_string(bytes) +
                                 " bytes visible to the GPU");
-    count_wrapped(range.wrapped_bytes);
-    if (range.staged) count_staged(range.bytes);
+    return range;
+  }
+
+  BoundRange bind_tensor(const void* data, std::size_t bytes) {
+    BoundRange range = bind(data, bytes);
+    if (range.staged) {
+      count_staged(range.bytes);
+    } else {
+      count_wrapped(range.bytes);
+    }
     return range;
   }
 
@@ -177,7 +282,7 @@ id<MTLLibrary> load_library(id<MTLDevice> device) {
   NSError* error = nil;
   const std::filesystem::path metallib = dir / kMetallibName;
   if (std::filesystem::exists(metallib)) {
-    NSURL* url = [NSURL fileURLWithPath:[NSString stringWithUTF8String:metallib.c_str()]];
+    NSURL* url = [NSURL fileURLWithPath:ns_string(metallib.string())];
     id<MTLLibrary> library = [device newLibraryWithURL:url error:&error];
     if (library == nil)
       throw MetalUnavailableError("could not load " + metallib.string() + ": " + describe(error));
@@ -196,7 +301,7 @@ id<MTLLibrary> load_library(id<MTLDevice> device) {
   options.fastMathEnabled = NO;
 #pragma clang diagnostic pop
   id<MTLLibrary> library =
-      [device newLibraryWithSource:[NSString stringWithUTF8String:source.c_str()]
+      [device newLibraryWithSource:ns_string(source)
                            options:options
                              error:&error];
   if (library == nil)
@@ -207,28 +312,28 @@ id<MTLLibrary> load_library(id<MTLDevice> device) {
 }  // namespace
 
 std::shared_ptr<MetalExecutor> make_apple_executor() {
-  @autoreleasepool {
+  return in_autorelease_pool([] {
     id<MTLDevice> device = MTLCreateSystemDefaultDevice();
     if (device == nil) throw MetalUnavailableError("this Mac has no Metal device");
     id<MTLCommandQueue> queue = [device newCommandQueue];
     if (queue == nil) throw MetalUnavailableError("could not create a Metal command queue");
     id<MTLLibrary> library = load_library(device);
-    return std::make_shared<AppleExecutor>(device, queue, library);
-  }
+    return std::shared_ptr<MetalExecutor>(std::make_shared<AppleExecutor>(device, queue, library));
+  });
 }
 
 AppleMetalStatus apple_metal_status() {
-  @autoreleasepool {
+  return in_autorelease_pool([]() -> AppleMetalStatus {
     id<MTLDevice> device = MTLCreateSystemDefaultDevice();
     if (device == nil) return {false, "this Mac has no Metal device", ""};
     const std::filesystem::path dir = package_directory();
     if (std::filesystem::exists(dir / kMetallibName))
-      return {true, std::string("Metal on ") + [[device name] UTF8String], "metallib"};
+      return {true, "Metal on " + utf8([device name]), "metallib"};
     if (std::filesystem::exists(dir / kLibrarySource))
-      return {true, std::string("Metal on ") + [[device name] UTF8String] +
+      return {true, "Metal on " + utf8([device name]) +
                         " (kernels compiled from source at first use)", "source"};
     return {false, "the Metal kernel library was not installed with jax_apple_fft", ""};
-  }
+  });
 }
 
 }  // namespace jax_apple_fft

@@ -17,7 +17,9 @@
 
 #include "cache/plan_cache.h"
 #include "metal/metal_emulator.h"
+#include "metal/emulator_executor.h"
 #include "metal/metal_planner.h"
+#include "metal/metal_program.h"
 #include "racy_kernel.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -171,6 +173,24 @@ void test_plan_cache_holds_metal_plans() {
   EXPECT(first->bytes() > first->table_bytes());
 }
 
+// A plan's tables are made device-readable once per plan and cache, and
+// shared by every program that uses the plan; a plan without tables gets none.
+void test_tables_resident_per_plan() {
+  PlanCache cache(CacheLimits{32, std::size_t(64) << 20, 1});
+  EmulatorExecutor executor;
+  const TransformSpec bluestein{TransformKind::kC2C, true, Precision::kSingle, {3, 4099}, {3, 4099},
+                                {1}, 1.0};
+  const MetalProgram first = prepare_metal_program(bluestein, cache, executor);
+  const MetalProgram second = prepare_metal_program(bluestein, cache, executor);
+  EXPECT(first.steps.size() == 1 && first.steps[0].plan->table_bytes() > 0);
+  EXPECT(first.steps[0].tables != nullptr);
+  EXPECT(first.steps[0].tables == second.steps[0].tables);
+  for (const MetalProgram* program : {&first, &second}) {
+    for (const MetalStep& step : program->steps)
+      EXPECT((step.tables != nullptr) == (step.plan->table_bytes() > 0));
+  }
+}
+
 std::vector<Complex> random_complex(std::size_t count, std::mt19937& rng) {
   std::normal_distribution<double> normal;
   std::vector<Complex> values(count);
@@ -277,6 +297,7 @@ int main(int argc, char** argv) {
   }
   test_planner_decisions();
   test_plan_cache_holds_metal_plans();
+  test_tables_resident_per_plan();
   test_emulated_plans();
   test_synchronised_reverse();
 #if defined(BUILT_WITH_TSAN)

@@ -20,6 +20,7 @@ kernel void reverse_synchronised(device const float* in MTL_BUFFER(0), device fl
                                  constant FftParams& p MTL_BUFFER(6),
                                  threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                                  uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
+  (void)unused2, (void)unused3, (void)unused4, (void)unused5;  // one signature for all kernels
   reverse_body(in, out, shared, tid, group, p.group_threads, true);
 }
 
@@ -32,5 +33,6 @@ kernel void reverse_missing_barrier(device const float* in MTL_BUFFER(0),
                                     constant FftParams& p MTL_BUFFER(6),
                                     threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                                     uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
+  (void)unused2, (void)unused3, (void)unused4, (void)unused5;
   reverse_body(in, out, shared, tid, group, p.group_threads, false);
 }
