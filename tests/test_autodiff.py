@@ -42,6 +42,14 @@ GRAD_CASES = [
 GRAD_IDS = [f"{n}-{shape}-{kw}" for n, shape, kw in GRAD_CASES]
 
 
+@pytest.fixture(autouse=True, params=["standard", "strict"])
+def dtype_promotion(request):
+    """Every test here runs under both promotion modes: no rule may depend on
+    implicit promotion (JAX's own test harness runs in strict mode)."""
+    with jax.numpy_dtype_promotion(request.param):
+        yield request.param
+
+
 def _transform(name, kwargs):
     return functools.partial(getattr(af, name), **kwargs)
 
@@ -187,7 +195,7 @@ def test_grad_of_rfft_power_is_analytic(x64, rng):
 def _spectral_loss(module, w):
     def loss(v):
         spec = module.rfft(jnp.sin(v))
-        back = module.irfft(spec * w, n=v.shape[-1])
+        back = module.irfft(spec * jnp.asarray(w, spec.dtype), n=v.shape[-1])
         return jnp.sum(back ** 3) + jnp.sum(jnp.abs(module.fft(v)) ** 4) * 1e-3
     return loss
 

@@ -34,11 +34,14 @@ def _transpose(ct, x, *, kind, forward, axes, lengths, scale, backend, cache, ov
     real_axis, n = axes[-1], lengths[-1]
     if kind == TransformKind.C2C:
         return [transform(ct, kind=TransformKind.C2C, overwrite_x=overwrite_x, **params)]
+    # Weights in the dtype of what they multiply: no rule here may depend on
+    # implicit promotion (jax_numpy_dtype_promotion="strict" forbids it).
     if kind == TransformKind.R2C:
-        w = _half_spectrum_weights(n, 0.5, real_axis, ct.ndim, ct.real.dtype)
+        w = _half_spectrum_weights(n, 0.5, real_axis, ct.ndim, ct.dtype)
         return [transform(ct * w, kind=TransformKind.C2R, **params)]
-    m = _half_spectrum_weights(n, 2.0, real_axis, ct.ndim, ct.dtype)
-    return [transform(ct, kind=TransformKind.R2C, **params) * m]
+    spectrum = transform(ct, kind=TransformKind.R2C, **params)
+    m = _half_spectrum_weights(n, 2.0, real_axis, ct.ndim, spectrum.dtype)
+    return [spectrum * m]
 
 
 ad.deflinear2(fft_p, _transpose)
