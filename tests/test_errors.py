@@ -80,6 +80,19 @@ BAD_CALLS = [
     ("fftn-float-s", TypeError, None, "fftn", _complex((3, 4)),
      {"s": (3.0, 4), "axes": (0, 1)}, True),
     ("fft-float-axis", TypeError, None, "fft", _complex((3, 4)), {"axis": 1.0}, True),
+    # jax.numpy.fft's rules where numpy has none: one axis for 1-D transforms,
+    # two for the 2-D ones
+    ("fft-axis-list", ValueError, "multiple axes", "fft", _complex((3, 4)), {"axis": [0]}, False),
+    ("irfft-axis-tuple", ValueError, "multiple axes", "irfft", _complex((3, 4)),
+     {"axis": (0, 1)}, False),
+    ("fft2-three-axes", ValueError, "only supports 2 axes", "fft2", _complex((2, 3, 4)),
+     {"axes": (0, 1, 2)}, False),
+    ("ifft2-one-axis", ValueError, "only supports 2 axes", "ifft2", _complex((3, 4)),
+     {"axes": (0,)}, False),
+    ("rfft2-no-axes", ValueError, "only supports 2 axes", "rfft2", _real((3, 4)), {"axes": ()},
+     False),
+    ("irfft2-three-axes", ValueError, "only supports 2 axes", "irfft2", _complex((2, 3, 4)),
+     {"axes": (0, 1, 2)}, False),
     # s and axes that do not fit together
     ("fftn-s-axes-mismatch", ValueError, "Shape and axes", "fftn", _complex((3, 4)),
      {"s": (3, 4), "axes": (0,)}, True),
@@ -106,6 +119,25 @@ def test_bad_arguments_fail_at_trace_time(exc, match, name, x, kwargs, numpy_too
         with warnings.catch_warnings(), pytest.raises(numpy_exc):
             warnings.simplefilter("ignore", DeprecationWarning)
             getattr(np.fft, name)(x, **kwargs)
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("fft", {"axis": [0]}), ("ihfft", {"axis": (0,)}), ("fft2", {"axes": (0, 1, 2)}),
+    ("irfft2", {"axes": (1,)}),
+])
+def test_axis_count_errors_match_jax_numpy(name, kwargs):
+    x = _real((2, 3, 4)) if name == "ihfft" else _complex((2, 3, 4))
+    with pytest.raises(ValueError):
+        getattr(jnp.fft, name)(x, **kwargs)
+    with pytest.raises(ValueError):
+        getattr(af, name)(x, **kwargs)
+
+
+def test_batched_double_input_computes_in_single_precision_without_x64():
+    # jax.numpy.fft gives complex64 here; the batched tracer is complex128.
+    x = np.ones((2, 3), np.complex128)
+    for f in (lambda a: af.fftn(a, axes=()), af.fft, lambda a: af.rfft(a.real)):
+        assert jax.vmap(f)(x).dtype == np.complex64
 
 
 def test_axis_error_is_value_and_index_error():

@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from jax_apple_fft.frontend import arguments
@@ -54,7 +55,9 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
     if not axes:
         if kind != TransformKind.C2C:
             raise ValueError(f"{name} needs at least one axis")
-        return x
+        # A new value, not the argument: transformations that forward an
+        # unchanged argument (vmap) would hand back its uncanonicalised dtype.
+        return jnp.array(x, copy=True)
     input_lengths = list(lengths)
     if complex_to_real:
         input_lengths[-1] = lengths[-1] // 2 + 1
@@ -74,15 +77,24 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
                      overwrite_x=bool(overwrite_x) and backend == "cpu")
 
 
-def _one_axis(n: int | None, axis: int):
+def _one_axis(n: int | None, axis: int, name: str):
+    if isinstance(axis, (list, tuple, np.ndarray)):  # jax.numpy.fft's rule and error type
+        raise ValueError(f"{name} does not support multiple axes. Please use {name}n. "
+                         f"Got axis = {axis}.")
     return (None if n is None else (n,)), (axis,)
+
+
+def _two_axes(axes, name: str):
+    if axes is not None and len(axes) != 2:  # jax.numpy.fft's rule; numpy accepts any number
+        raise ValueError(f"{name} only supports 2 axes. Got axes = {axes}.")
+    return axes
 
 
 def fft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
         backend: str = "auto", cache: PlanCache | None = None,
         overwrite_x: bool = False) -> jax.Array:
     """One-dimensional discrete Fourier transform (numpy.fft.fft)."""
-    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="fft", overwrite_x=overwrite_x,
+    return _run(a, *_one_axis(n, axis, "fft"), norm, backend, cache, name="fft", overwrite_x=overwrite_x,
                 kind=TransformKind.C2C, forward=True, inverse=False)
 
 
@@ -90,7 +102,7 @@ def ifft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
          backend: str = "auto", cache: PlanCache | None = None,
          overwrite_x: bool = False) -> jax.Array:
     """One-dimensional inverse discrete Fourier transform (numpy.fft.ifft)."""
-    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="ifft", overwrite_x=overwrite_x,
+    return _run(a, *_one_axis(n, axis, "ifft"), norm, backend, cache, name="ifft", overwrite_x=overwrite_x,
                 kind=TransformKind.C2C, forward=False, inverse=True)
 
 
@@ -98,7 +110,7 @@ def rfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
          backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
     """Transform of real input, returning the n // 2 + 1 non-negative
     frequencies (numpy.fft.rfft)."""
-    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="rfft",
+    return _run(a, *_one_axis(n, axis, "rfft"), norm, backend, cache, name="rfft",
                 kind=TransformKind.R2C, forward=True, inverse=False)
 
 
@@ -106,7 +118,7 @@ def irfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
           backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
     """Inverse of rfft: real output of length n, 2 * (m - 1) by default
     (numpy.fft.irfft)."""
-    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="irfft",
+    return _run(a, *_one_axis(n, axis, "irfft"), norm, backend, cache, name="irfft",
                 kind=TransformKind.C2R, forward=False, inverse=True)
 
 
@@ -115,7 +127,7 @@ def hfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
     """Transform of a Hermitian-symmetric signal given by its first half,
     giving real output (numpy.fft.hfft)."""
     # hfft(a) = irfft(conj(a)) with the norm swapped: a forward-sign C2R.
-    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="hfft",
+    return _run(a, *_one_axis(n, axis, "hfft"), norm, backend, cache, name="hfft",
                 kind=TransformKind.C2R, forward=True, inverse=False)
 
 
@@ -123,7 +135,7 @@ def ihfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
           backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
     """Inverse of hfft (numpy.fft.ihfft)."""
     # ihfft(a) = conj(rfft(a)) with the norm swapped: an inverse-sign R2C.
-    return _run(a, *_one_axis(n, axis), norm, backend, cache, name="ihfft",
+    return _run(a, *_one_axis(n, axis, "ihfft"), norm, backend, cache, name="ihfft",
                 kind=TransformKind.R2C, forward=False, inverse=True)
 
 
@@ -162,26 +174,28 @@ def fft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *
          backend: str = "auto", cache: PlanCache | None = None,
          overwrite_x: bool = False) -> jax.Array:
     """Two-dimensional discrete Fourier transform (numpy.fft.fft2)."""
-    return fftn(a, s, axes, norm, backend=backend, cache=cache, overwrite_x=overwrite_x)
+    return fftn(a, s, _two_axes(axes, "fft2"), norm, backend=backend, cache=cache,
+                overwrite_x=overwrite_x)
 
 
 def ifft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
           backend: str = "auto", cache: PlanCache | None = None,
           overwrite_x: bool = False) -> jax.Array:
     """Two-dimensional inverse discrete Fourier transform (numpy.fft.ifft2)."""
-    return ifftn(a, s, axes, norm, backend=backend, cache=cache, overwrite_x=overwrite_x)
+    return ifftn(a, s, _two_axes(axes, "ifft2"), norm, backend=backend, cache=cache,
+                 overwrite_x=overwrite_x)
 
 
 def rfft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
           backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
     """Two-dimensional transform of real input (numpy.fft.rfft2)."""
-    return rfftn(a, s, axes, norm, backend=backend, cache=cache)
+    return rfftn(a, s, _two_axes(axes, "rfft2"), norm, backend=backend, cache=cache)
 
 
 def irfft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
            backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
     """Inverse of rfft2 (numpy.fft.irfft2)."""
-    return irfftn(a, s, axes, norm, backend=backend, cache=cache)
+    return irfftn(a, s, _two_axes(axes, "irfft2"), norm, backend=backend, cache=cache)
 
 
 for _function in (fft, ifft, fftn, ifftn, fft2, ifft2):
