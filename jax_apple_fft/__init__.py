@@ -12,6 +12,7 @@ from jax_apple_fft.errors import (
     PlanBuildError,
     UnsupportedError,
 )
+from jax_apple_fft.frontend.drop_in import disable, enable, enabled, is_enabled
 from jax_apple_fft.frontend.helpers import fftfreq, fftshift, ifftshift, rfftfreq
 from jax_apple_fft.frontend.transforms import (
     fft,
@@ -39,6 +40,7 @@ __all__ = [
     "BackendInfo", "BackendUnavailableError", "CacheClosedError", "CacheStats",
     "JaxAppleFftError", "PlanBuildError", "PlanCache", "UnsupportedError",
     "backends", "default_cache", "register_targets",
+    "enable", "disable", "enabled", "is_enabled",
     "fft", "ifft", "rfft", "irfft", "hfft", "ihfft",
     "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn",
     "fftfreq", "rfftfreq", "fftshift", "ifftshift",

@@ -52,7 +52,9 @@ def _lower_metal(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache)
                       cache=cache))
 
 
-def _lower(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x):
+def lower_transform(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache,
+                    overwrite_x=False):
+    """The primitive's CPU lowering (also used by the drop-in for lax.fft)."""
     if backend in _METAL_EXECUTORS:
         return _lower_metal(ctx, x, kind=kind, forward=forward, axes=axes, lengths=lengths,
                             scale=scale, backend=backend, cache=cache)
@@ -69,4 +71,4 @@ def _lower(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache, overw
                               scale=scale, cache=cache))
 
 
-mlir.register_lowering(fft_p, _lower, platform="cpu")
+mlir.register_lowering(fft_p, lower_transform, platform="cpu")
