@@ -54,9 +54,10 @@ class CacheStats:
 class MetalTransferStats:
     """How a Metal executor bound the caller's tensors, summed over calls.
 
-    ``bytes_wrapped`` were bound in place (on a Mac: the page-rounded ranges
-    wrapped without a copy); ``bytes_staged`` were copied because wrapping
-    failed, and should stay zero.
+    ``bytes_wrapped``: bytes of input and output tensors bound in place (on a
+    Mac, inside page-rounded wrappers, but counted exactly); ``bytes_staged``:
+    tensor bytes copied because wrapping failed, which should stay zero. The
+    executor's own workspace and the plans' tables are not counted.
     """
 
     calls: int
