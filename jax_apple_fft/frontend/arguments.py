@@ -84,12 +84,15 @@ def resolve_lengths(
     axes: Sequence[int] | None,
     *,
     complex_to_real: bool,
+    empty_ok: bool = False,
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """numpy's rules for `s` and `axes`: returns (axes, transform lengths).
 
     An `s` entry of -1 takes the input's size m along its axis; None (or no
     `s`) takes the default length, which is m too except for the last axis
-    of a complex-to-real transform: 2 * (m - 1).
+    of a complex-to-real transform: 2 * (m - 1). A length below 1 is an
+    error, except, with `empty_ok`, a default length of 0 (an empty axis):
+    jax.numpy.fft's complex transforms return an empty result there.
     """
     ndim = len(shape)
     if s is not None:
@@ -105,13 +108,14 @@ def resolve_lengths(
         raise ValueError("Shape and axes have different lengths.")
     lengths = []
     for i, (axis, n) in enumerate(zip(axes, s)):
+        default = n is None
         if n == -1:
             n = shape[axis]
         elif n is None:
             n = shape[axis]
             if complex_to_real and i == len(axes) - 1:
                 n = 2 * (n - 1)
-        if n < 1:
+        if n < 1 and not (empty_ok and default and n == 0):
             raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
         lengths.append(n)
     return axes, tuple(lengths)

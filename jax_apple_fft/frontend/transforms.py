@@ -51,7 +51,8 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
     cache = arguments.check_cache(cache)
     x = arguments.as_input_array(a, real=kind == TransformKind.R2C, name=name)
     complex_to_real = kind == TransformKind.C2R
-    axes, lengths = arguments.resolve_lengths(x.shape, s, axes, complex_to_real=complex_to_real)
+    axes, lengths = arguments.resolve_lengths(x.shape, s, axes, complex_to_real=complex_to_real,
+                                              empty_ok=kind == TransformKind.C2C)
     if not axes:
         if kind != TransformKind.C2C:
             raise ValueError(f"{name} needs at least one axis")
@@ -70,6 +71,8 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
     arguments.check_size(name, result, real_dtype(x.dtype) if complex_to_real
                          else complex_dtype(x.dtype))
     x = arguments.fit_to_lengths(x, axes, input_lengths)
+    if 0 in lengths:  # an empty complex axis: an empty result, as jax.numpy.fft gives
+        return jnp.zeros(x.shape, x.dtype)
     scale = arguments.norm_scale(norm, math.prod(lengths), inverse)
     backend = resolve_backend(backend, x.dtype, x.size)  # "auto" depends on dtype and size
     return transform(x, kind=kind, forward=forward, axes=axes, lengths=lengths,
