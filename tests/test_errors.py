@@ -131,6 +131,23 @@ def test_axis_count_errors_match_jax_numpy(name, kwargs):
         getattr(af, name)(x, **kwargs)
 
 
+@pytest.mark.parametrize("name,shape,kwargs", [
+    ("fftn", (2, 3), {"axes": [1, 1]}), ("irfftn", (2, 3), {"axes": (0, 0)}),
+    ("rfftn", (2, 3), {"axes": [0, 0]}),
+    ("fft", (2, 3), {"axis": [1, 1]}), ("ihfft", (2, 3), {"axis": (1, 1)}),
+    ("fft2", (2, 3), {"axes": [0]}), ("irfft2", (2, 3, 3), {"axes": (0, 1, 2)}),
+])
+def test_messages_of_jnp_rules_carry_jnp_words(name, shape, kwargs):
+    # jax.numpy.fft's own tests match these words; ours add our name around them.
+    x = _real(shape) if name in ("rfftn", "ihfft") else _complex(shape)
+    with pytest.raises(ValueError) as theirs:
+        getattr(jnp.fft, name)(x, **kwargs)
+    with pytest.raises(ValueError) as ours:
+        getattr(af, name)(x, **kwargs)
+    assert str(theirs.value) in str(ours.value)
+    assert f"jax_apple_fft.{name}" in str(ours.value)
+
+
 def test_batched_double_input_computes_in_single_precision_without_x64():
     # jax.numpy.fft gives complex64 here; the batched tracer is complex128.
     x = np.ones((2, 3), np.complex128)

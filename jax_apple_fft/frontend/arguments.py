@@ -66,7 +66,13 @@ def as_input_array(a, *, real: bool, name: str) -> jax.Array:
     return x.astype(jnp.complex128 if double else jnp.complex64)
 
 
-def normalize_axes(axes: Sequence[int], ndim: int) -> tuple[int, ...]:
+def jnp_rule(name: str, rule: str) -> str:
+    """An error message for a rule of jax.numpy.fft's that we keep, in its
+    words (its tests match them), under this package's function name."""
+    return f"jax_apple_fft.{name}: jax.numpy.fft.{name} {rule}"
+
+
+def normalize_axes(axes: Sequence[int], ndim: int, name: str) -> tuple[int, ...]:
     result = []
     for axis in axes:
         axis = operator.index(axis)
@@ -74,7 +80,7 @@ def normalize_axes(axes: Sequence[int], ndim: int) -> tuple[int, ...]:
             raise np.exceptions.AxisError(axis, ndim)
         result.append(axis % ndim)
     if len(set(result)) != len(result):
-        raise ValueError(f"repeated axes are not supported, got axes {tuple(axes)}")
+        raise ValueError(jnp_rule(name, f"does not support repeated axes. Got axes {axes}."))
     return tuple(result)
 
 
@@ -83,6 +89,7 @@ def resolve_lengths(
     s: Sequence[int | None] | None,
     axes: Sequence[int] | None,
     *,
+    name: str,
     complex_to_real: bool,
     empty_ok: bool = False,
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -101,7 +108,7 @@ def resolve_lengths(
         axes = range(ndim) if s is None else range(ndim - len(s), ndim)
         if s is not None and len(s) > ndim:
             raise ValueError("Shape and axes have different lengths.")
-    axes = normalize_axes(list(axes), ndim)
+    axes = normalize_axes(axes if isinstance(axes, (list, tuple)) else list(axes), ndim, name)
     if s is None:
         s = [None] * len(axes)
     if len(s) != len(axes):

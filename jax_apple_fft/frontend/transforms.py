@@ -51,7 +51,8 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
     cache = arguments.check_cache(cache)
     x = arguments.as_input_array(a, real=kind == TransformKind.R2C, name=name)
     complex_to_real = kind == TransformKind.C2R
-    axes, lengths = arguments.resolve_lengths(x.shape, s, axes, complex_to_real=complex_to_real,
+    axes, lengths = arguments.resolve_lengths(x.shape, s, axes, name=name,
+                                              complex_to_real=complex_to_real,
                                               empty_ok=kind == TransformKind.C2C)
     if not axes:
         if kind != TransformKind.C2C:
@@ -82,14 +83,15 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
 
 def _one_axis(n: int | None, axis: int, name: str):
     if isinstance(axis, (list, tuple, np.ndarray)):  # jax.numpy.fft's rule and error type
-        raise ValueError(f"{name} does not support multiple axes. Please use {name}n. "
-                         f"Got axis = {axis}.")
+        raise ValueError(arguments.jnp_rule(
+            name, f"does not support multiple axes. Please use jax.numpy.fft.{name}n. "
+                  f"Got axis = {axis}. (This package's is jax_apple_fft.{name}n.)"))
     return (None if n is None else (n,)), (axis,)
 
 
 def _two_axes(axes, name: str):
     if axes is not None and len(axes) != 2:  # jax.numpy.fft's rule; numpy accepts any number
-        raise ValueError(f"{name} only supports 2 axes. Got axes = {axes}.")
+        raise ValueError(arguments.jnp_rule(name, f"only supports 2 axes. Got axes = {axes}."))
     return axes
 
 
