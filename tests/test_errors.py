@@ -30,11 +30,13 @@ def _real(shape):
 # (id, exception, match, function name, input, kwargs, what numpy raises:
 #  True for the same exception, another class, or False where numpy accepts it)
 BAD_CALLS = [
-    # complex input to a real-input transform
-    ("rfft-complex", TypeError, None, "rfft", _complex((4,)), {}, True),
-    ("ihfft-complex", TypeError, None, "ihfft", _complex((4,)), {}, False),
-    ("rfftn-complex", TypeError, None, "rfftn", _complex((3, 4)), {}, True),
-    ("rfft2-complex", TypeError, None, "rfft2", _complex((3, 4)), {}, True),
+    # complex input to a real-input transform: jax.numpy.fft's ValueError
+    ("rfft-complex", ValueError, "only real valued", "rfft", _complex((4,)), {}, TypeError),
+    ("ihfft-complex", ValueError, "only real valued", "ihfft", _complex((4,)), {}, False),
+    ("rfftn-complex", ValueError, "only real valued", "rfftn", _complex((3, 4)), {}, TypeError),
+    ("rfft2-complex", ValueError, "only real valued", "rfft2", _complex((3, 4)), {}, TypeError),
+    ("rfftn-complex-no-axes", ValueError, "only real valued", "rfftn", _complex((3, 4)),
+     {"axes": ()}, False),
     # repeated axes (numpy would transform twice; we refuse)
     ("fftn-axes-0-0", ValueError, "repeated", "fftn", _complex((3, 4)), {"axes": (0, 0)}, False),
     ("fftn-axes-1-neg1", ValueError, "repeated", "fftn", _complex((3, 4)),
@@ -60,14 +62,19 @@ BAD_CALLS = [
     ("hfft-n0", ValueError, ZERO_POINTS, "hfft", _complex((4,)), {"n": 0}, True),
     ("ihfft-n0", ValueError, ZERO_POINTS, "ihfft", _real((4,)), {"n": 0}, True),
     ("rfft-empty-axis", ValueError, ZERO_POINTS, "rfft", _real((3, 0)), {}, True),
-    ("irfft-len1", ValueError, ZERO_POINTS, "irfft", _complex((1,)), {}, True),
-    ("hfft-len1", ValueError, ZERO_POINTS, "hfft", _complex((2, 1)), {}, True),
-    ("irfftn-len1", ValueError, ZERO_POINTS, "irfftn", _complex((3, 1)), {}, True),
+    ("rfftn-empty-last-axis", ValueError, ZERO_POINTS, "rfftn", _real((3, 0)), {}, True),
     ("fftn-s0", ValueError, ZERO_POINTS, "fftn", _complex((3, 4)),
      {"s": (0, 4), "axes": (0, 1)}, True),
     ("rfftn-s0", ValueError, ZERO_POINTS, "rfftn", _real((3, 4)),
      {"s": (3, 0), "axes": (0, 1)}, True),
     ("fft-negative-n", ValueError, r"\(-3\)", "fft", _complex((4,)), {"n": -3}, True),
+    # -1 is no length (jax.numpy.fft), though numpy 2's s takes it as m
+    ("fft-n-minus-1", ValueError, r"\(-1\)", "fft", _complex((4,)), {"n": -1}, True),
+    ("irfft-n-minus-1", ValueError, r"\(-1\)", "irfft", _complex((4,)), {"n": -1}, True),
+    ("fftn-s-minus-1", ValueError, r"\(-1\)", "fftn", _complex((3, 4)),
+     {"s": (-1, 4), "axes": (0, 1)}, False),
+    ("irfftn-s-minus-1", ValueError, r"\(-1\)", "irfftn", _complex((3, 4)),
+     {"s": (3, -1), "axes": (0, 1)}, False),
     # bad norm
     ("fft-norm-bogus", ValueError, "norm", "fft", _complex((4,)), {"norm": "bogus"}, True),
     ("rfft-norm-case", ValueError, "norm", "rfft", _real((4,)), {"norm": "Ortho"}, True),
@@ -158,10 +165,15 @@ def test_batched_double_input_computes_in_single_precision_without_x64():
 @pytest.mark.parametrize("name,shape,kwargs", [
     ("fft", (0,), {}), ("ifft", (3, 0), {"norm": "ortho"}), ("fftn", (0, 3), {}),
     ("fft2", (4, 0), {}), ("ifftn", (2, 0, 3), {"axes": (1, 2)}), ("fft", (5, 0), {"axis": 0}),
+    # real transforms: an empty axis other than rfft's last; irfft's default
+    # length 2 * (m - 1) is 0 for m = 1 (and for m = 0)
+    ("rfftn", (0, 4), {}), ("rfft", (0, 3), {}), ("ihfft", (0, 3), {}),
+    ("irfft", (1,), {}), ("irfft", (3, 0), {}), ("hfft", (2, 1), {}),
+    ("irfftn", (3, 1), {}), ("irfft2", (0, 4), {}),
 ])
-def test_empty_complex_axis_gives_an_empty_result_like_jnp(name, shape, kwargs):
+def test_empty_axis_gives_an_empty_result_like_jnp(name, shape, kwargs):
     # numpy raises here; jax.numpy.fft, the contract, returns an empty array.
-    x = _complex(shape)
+    x = _real(shape) if name in ("rfft", "rfftn", "ihfft") else _complex(shape)
     expected = getattr(jnp.fft, name)(x, **kwargs)
     for f in (lambda v: getattr(af, name)(v, **kwargs),
               jax.jit(lambda v: getattr(af, name)(v, **kwargs))):

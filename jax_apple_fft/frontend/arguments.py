@@ -57,9 +57,9 @@ def as_input_array(a, *, real: bool, name: str) -> jax.Array:
     real input to a complex transform becomes complex."""
     x = jnp.asarray(a)
     is_complex = jnp.issubdtype(x.dtype, jnp.complexfloating)
-    if real and is_complex:
-        raise TypeError(f"{name} needs real input, got {x.dtype}; "
-                        f"use the complex transform for complex data")
+    if real and is_complex:  # jax.numpy.fft's error type (numpy raises TypeError)
+        raise ValueError(f"{name}: only real valued inputs supported for {name}, got "
+                         f"{x.dtype}; use the complex transform for complex data")
     double = x.dtype == jnp.complex128 or (not is_complex and x.dtype.itemsize == 8)
     if real:
         return x.astype(jnp.float64 if double else jnp.float32)
@@ -91,15 +91,17 @@ def resolve_lengths(
     *,
     name: str,
     complex_to_real: bool,
-    empty_ok: bool = False,
+    real_to_complex: bool,
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """numpy's rules for `s` and `axes`: returns (axes, transform lengths).
 
-    An `s` entry of -1 takes the input's size m along its axis; None (or no
-    `s`) takes the default length, which is m too except for the last axis
-    of a complex-to-real transform: 2 * (m - 1). A length below 1 is an
-    error, except, with `empty_ok`, a default length of 0 (an empty axis):
-    jax.numpy.fft's complex transforms return an empty result there.
+    An `s` entry of None (or no `s`) takes the default length: the input's
+    size m along its axis, except for the last axis of a complex-to-real
+    transform: max(0, 2 * (m - 1)). A given length below 1 is an error, -1
+    included (numpy 2 takes -1 as m; jax.numpy.fft refuses it). A default
+    length of 0 gives an empty result, as in jax.numpy.fft (numpy raises),
+    except on the last axis of a real-to-complex transform, whose n // 2 + 1
+    outputs would come from no input.
     """
     ndim = len(shape)
     if s is not None:
@@ -115,14 +117,13 @@ def resolve_lengths(
         raise ValueError("Shape and axes have different lengths.")
     lengths = []
     for i, (axis, n) in enumerate(zip(axes, s)):
+        last = i == len(axes) - 1
         default = n is None
-        if n == -1:
+        if default:
             n = shape[axis]
-        elif n is None:
-            n = shape[axis]
-            if complex_to_real and i == len(axes) - 1:
-                n = 2 * (n - 1)
-        if n < 1 and not (empty_ok and default and n == 0):
+            if complex_to_real and last:
+                n = max(0, 2 * (n - 1))
+        if n < 1 and not (default and n == 0 and not (real_to_complex and last)):
             raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
         lengths.append(n)
     return axes, tuple(lengths)

@@ -42,6 +42,10 @@ _OVERWRITE_X_DOC = """
     backend ignores it. See docs/zero_copy.md."""
 
 
+_NO_AXES_FFT_TYPE = {TransformKind.C2C: "FFT", TransformKind.R2C: "RFFT",
+                     TransformKind.C2R: "IRFFT"}
+
+
 def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, overwrite_x=False):
     """The shared path: check arguments, fit the input, bind the primitive."""
     if not isinstance(overwrite_x, (bool, np.bool_)):
@@ -49,17 +53,18 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
     norm = arguments.check_norm(norm)
     resolve_backend(backend)  # unknown or unavailable backends fail before any work
     cache = arguments.check_cache(cache)
-    x = arguments.as_input_array(a, real=kind == TransformKind.R2C, name=name)
+    given = jnp.asarray(a)
+    x = arguments.as_input_array(given, real=kind == TransformKind.R2C, name=name)
     complex_to_real = kind == TransformKind.C2R
     axes, lengths = arguments.resolve_lengths(x.shape, s, axes, name=name,
                                               complex_to_real=complex_to_real,
-                                              empty_ok=kind == TransformKind.C2C)
+                                              real_to_complex=kind == TransformKind.R2C)
     if not axes:
-        if kind != TransformKind.C2C:
-            raise ValueError(f"{name} needs at least one axis")
-        # A new value, not the argument: transformations that forward an
-        # unchanged argument (vmap) would hand back its uncanonicalised dtype.
-        return jnp.array(x, copy=True)
+        # Nothing to transform: jax.lax.fft's own conversion of the input,
+        # which is what jax.numpy.fft returns (float16 stays float16 for
+        # rfftn). A new value, not the argument: transformations that forward
+        # an unchanged argument (vmap) would hand back its uncanonicalised dtype.
+        return jnp.array(jax.lax.fft(given, _NO_AXES_FFT_TYPE[kind], ()), copy=True)
     input_lengths = list(lengths)
     if complex_to_real:
         input_lengths[-1] = lengths[-1] // 2 + 1
@@ -68,12 +73,12 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
         fitted[axis], result[axis] = m, n
     if kind == TransformKind.R2C:
         result[axes[-1]] = lengths[-1] // 2 + 1
+    result_dtype = real_dtype(x.dtype) if complex_to_real else complex_dtype(x.dtype)
     arguments.check_size(name, fitted, x.dtype)
-    arguments.check_size(name, result, real_dtype(x.dtype) if complex_to_real
-                         else complex_dtype(x.dtype))
+    arguments.check_size(name, result, result_dtype)
+    if 0 in lengths:  # an empty axis: an empty result, as jax.numpy.fft gives
+        return jnp.zeros(result, result_dtype)
     x = arguments.fit_to_lengths(x, axes, input_lengths)
-    if 0 in lengths:  # an empty complex axis: an empty result, as jax.numpy.fft gives
-        return jnp.zeros(x.shape, x.dtype)
     scale = arguments.norm_scale(norm, math.prod(lengths), inverse)
     backend = resolve_backend(backend, x.dtype, x.size)  # "auto" depends on dtype and size
     return transform(x, kind=kind, forward=forward, axes=axes, lengths=lengths,
