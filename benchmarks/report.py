@@ -13,6 +13,7 @@ from typing import Any
 import jax_apple_fft
 import jnp_threads
 from contenders import (
+    DROP_IN,
     JNP_FFT,
     NUMPY,
     OURS_ALL_CORES,
@@ -32,7 +33,7 @@ FAULTS_WORTH_SHOWING = 10
 
 # Ratio headers abbreviate the contenders to keep the table readable.
 SHORT_LABELS = {OURS_ONE_THREAD: "1t", OURS_ALL_CORES: "all",
-                JNP_FFT: "jnp1t" if jnp_threads.single_threaded() else "jnp",
+                JNP_FFT: "jnp1t" if jnp_threads.single_threaded() else "jnp", DROP_IN: "drop",
                 NUMPY: "np", SCIPY_ONE_WORKER: "sp1", SCIPY_ALL_WORKERS: "spN"}
 
 
@@ -54,9 +55,10 @@ def _short(label: str) -> str:
 
 
 def ratios_for(labels: list[str]) -> list[Ratio]:
-    """ours(all cores) against every other contender, then ours(1 thread) against jnp.fft."""
+    """ours(all cores) against every other contender, ours(1 thread) against
+    jnp.fft, and the drop-in against jnp.fft (what enable() gains)."""
     against_all = [Ratio(OURS_ALL_CORES, label) for label in labels if label != OURS_ALL_CORES]
-    return against_all + [Ratio(OURS_ONE_THREAD, JNP_FFT)]
+    return against_all + [Ratio(OURS_ONE_THREAD, JNP_FFT), Ratio(DROP_IN, JNP_FFT)]
 
 
 def format_seconds(seconds: float) -> str:
@@ -104,7 +106,8 @@ def format_table(results: list[RowResult], labels: list[str]) -> str:
                  + "".join(f"{means[ratio.header]:.2f}".rjust(RATIO_COLUMN_WIDTH) for ratio in ratios))
     lines.append("")
     lines.append("ratios are median times: below 1 means ours is faster.")
-    for ratio in (Ratio(OURS_ALL_CORES, JNP_FFT), Ratio(OURS_ONE_THREAD, JNP_FFT)):
+    for ratio in (Ratio(OURS_ALL_CORES, JNP_FFT), Ratio(OURS_ONE_THREAD, JNP_FFT),
+                  Ratio(DROP_IN, JNP_FFT)):
         slower = [result for result in results if ratio.of(result) > 1.0]
         lines.append(f"{ratio.numerator} slower than {JNP_FFT} in {len(slower)} of {len(results)} rows"
                      + (":" if slower else "."))
