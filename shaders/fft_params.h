@@ -8,14 +8,18 @@
 #define FFT_PARAMS_NAMESPACE_BEGIN
 #define FFT_PARAMS_NAMESPACE_END
 #else
+#if !defined(__CUDACC_RTC__)  // NVRTC has no C++ library headers
 #include <cstdint>
+#endif
 #define FFT_PARAMS_NAMESPACE_BEGIN namespace jax_apple_fft::shaders {
 #define FFT_PARAMS_NAMESPACE_END }
 #endif
 
 FFT_PARAMS_NAMESPACE_BEGIN
 
-#if !defined(__METAL_VERSION__)
+#if defined(__CUDACC_RTC__)
+using uint = unsigned int;
+#elif !defined(__METAL_VERSION__)
 using uint = std::uint32_t;
 #endif
 

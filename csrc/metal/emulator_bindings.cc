@@ -87,6 +87,9 @@ nb::list dispatches_as_list(const MetalPlan& plan) {
     }
     d["bindings"] = bindings;
     d["params"] = params_as_dict(dispatch.params);
+    // The struct as a kernel receives it (setBytes on a Mac), for other executors.
+    d["params_bytes"] = nb::bytes(reinterpret_cast<const char*>(&dispatch.params),
+                                  sizeof(dispatch.params));
     list.append(d);
   }
   return list;
@@ -103,6 +106,13 @@ void bind_metal_emulator(nb::module_& m) {
       .def_prop_ro("key", [](const PyMetalPlan& p) { return p.plan->key.describe(); })
       .def_prop_ro("dispatches", [](const PyMetalPlan& p) { return dispatches_as_list(*p.plan); })
       .def_prop_ro("table_bytes", [](const PyMetalPlan& p) { return p.plan->table_bytes(); })
+      .def_prop_ro(
+          "tables",
+          [](const PyMetalPlan& p) {
+            return nb::bytes(reinterpret_cast<const char*>(p.plan->tables.data()),
+                             p.plan->table_bytes());
+          },
+          "The plan's tables (complex64 values) as the bytes a device reads.")
       .def_prop_ro("scratch_bytes", [](const PyMetalPlan& p) { return p.plan->scratch_bytes; })
       .def_prop_ro("input_bytes", [](const PyMetalPlan& p) { return p.plan->input_bytes; })
       .def_prop_ro("output_bytes", [](const PyMetalPlan& p) { return p.plan->output_bytes; })

@@ -9,7 +9,7 @@
 
 namespace jax_apple_fft::shaders {
 
-struct float2 {
+struct alignas(8) float2 {  // aligned as Metal's float2, so loads can be 8-byte wide
   float x = 0.0f;
   float y = 0.0f;
   constexpr float2() = default;

@@ -1,0 +1,95 @@
+"""The numpy side of running Metal plans, shared by every executor of their
+dispatch records (the emulator here; the CUDA verifier in verification/cuda).
+
+A subclass supplies ``run(plan, x, out_shape, out_dtype)``; this class plans
+numpy.fft-style calls along one axis of C-contiguous arrays and fits the
+input to the transform's length, as numpy.fft does.
+"""
+
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+
+from jax_apple_fft import _core
+
+C2C, R2C, C2R = 0, 1, 2
+_NORMS = (None, "backward", "ortho", "forward")
+
+
+def _scale(n: int, norm: str | None, forward: bool) -> float:
+    if norm not in _NORMS:
+        raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".')
+    if norm == "ortho":
+        return 1.0 / np.sqrt(n)
+    scaled_direction = not forward if norm in (None, "backward") else forward
+    return 1.0 / n if scaled_direction else 1.0
+
+
+def _layout(shape: tuple[int, ...], axis: int) -> tuple[int, int, tuple[int, int, int]]:
+    """(outer count, inner count, (element, inner, outer) strides) of a C-contiguous array."""
+    outer = int(np.prod(shape[:axis], dtype=np.int64))
+    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    return outer, inner, (inner, 1, shape[axis] * inner)
+
+
+def _fit(x: np.ndarray, n: int, axis: int) -> np.ndarray:
+    """Crops or zero-pads axis `axis` to length n, as numpy.fft does."""
+    if x.shape[axis] == n:
+        return x
+    if x.shape[axis] > n:
+        return np.take(x, np.arange(n), axis=axis)
+    pad = [(0, 0)] * x.ndim
+    pad[axis] = (0, n - x.shape[axis])
+    return np.pad(x, pad)
+
+
+class MetalPlanRunner(abc.ABC):
+    """numpy.fft-style transforms along one axis, each run as one Metal plan."""
+
+    @staticmethod
+    def plan(kind: int, forward: bool, n: int, in_shape, axis: int, scale: float = 1.0):
+        """The Metal plan for a transform along `axis` of C-contiguous arrays."""
+        in_shape = tuple(int(d) for d in in_shape)
+        out_shape = list(in_shape)
+        out_shape[axis] = n // 2 + 1 if kind == R2C else n
+        outer, inner, in_strides = _layout(in_shape, axis)
+        _, _, out_strides = _layout(tuple(out_shape), axis)
+        plan = _core.metal_emulator_plan(kind, forward, n, outer, inner, in_strides, out_strides,
+                                         float(scale))
+        return plan, tuple(out_shape)
+
+    @abc.abstractmethod
+    def run(self, plan, x: np.ndarray, out_shape, out_dtype) -> np.ndarray:
+        """Runs every dispatch of `plan` on `x`, returning a new array."""
+
+    def _complex(self, x, n, axis, norm, forward):
+        x = np.asarray(x).astype(np.complex64, copy=False)
+        axis = axis % x.ndim
+        n = x.shape[axis] if n is None else int(n)
+        x = np.ascontiguousarray(_fit(x, n, axis))
+        plan, out_shape = self.plan(C2C, forward, n, x.shape, axis, _scale(n, norm, forward))
+        return self.run(plan, x, out_shape, np.complex64)
+
+    def fft(self, x, n=None, axis=-1, norm=None) -> np.ndarray:
+        return self._complex(x, n, axis, norm, True)
+
+    def ifft(self, x, n=None, axis=-1, norm=None) -> np.ndarray:
+        return self._complex(x, n, axis, norm, False)
+
+    def rfft(self, x, n=None, axis=-1, norm=None) -> np.ndarray:
+        x = np.asarray(x).astype(np.float32, copy=False)
+        axis = axis % x.ndim
+        n = x.shape[axis] if n is None else int(n)
+        x = np.ascontiguousarray(_fit(x, n, axis))
+        plan, out_shape = self.plan(R2C, True, n, x.shape, axis, _scale(n, norm, True))
+        return self.run(plan, x, out_shape, np.complex64)
+
+    def irfft(self, x, n=None, axis=-1, norm=None) -> np.ndarray:
+        x = np.asarray(x).astype(np.complex64, copy=False)
+        axis = axis % x.ndim
+        n = 2 * (x.shape[axis] - 1) if n is None else int(n)
+        x = np.ascontiguousarray(_fit(x, n // 2 + 1, axis))
+        plan, out_shape = self.plan(C2R, False, n, x.shape, axis, _scale(n, norm, False))
+        return self.run(plan, x, out_shape, np.float32)

@@ -1,0 +1,70 @@
+"""The planner's dispatch records run on an NVIDIA GPU (CUDA executor) and
+meet the accuracy bound, and agree with the emulator running the same
+records. Skipped without CuPy and a CUDA device; the same records run in the
+emulator everywhere (tests/metal)."""
+
+import numpy as np
+import pytest
+
+cupy = pytest.importorskip("cupy")
+from cuda_executor import CudaPlanRunner, cuda_available  # noqa: E402
+
+from jax_apple_fft.metal.emulator import Emulator  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not cuda_available(), reason="no CUDA device")
+
+EPS32 = float(np.finfo(np.float32).eps)
+
+
+def bound(n):
+    return 5.0 * EPS32 * max(np.log2(max(n, 1)), 1.0)
+
+
+def relative_error(got, want):
+    return float(np.linalg.norm(np.asarray(got, np.complex128) - want) / np.linalg.norm(want))
+
+
+@pytest.fixture(scope="module")
+def runner():
+    return CudaPlanRunner()
+
+
+def random_complex(rng, shape):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+
+
+@pytest.mark.parametrize("n", list(range(1, 65)) + [97, 128, 1000, 2048, 4095, 4096,
+                                                    1 << 16, 3 * 4096, 4097, 10007])
+@pytest.mark.parametrize("forward", (True, False), ids=("forward", "inverse"))
+def test_c2c_meets_the_bound(runner, n, forward):
+    x = random_complex(np.random.default_rng(n), (3, n))
+    got = runner.fft(x) if forward else runner.ifft(x)
+    want = (np.fft.fft if forward else np.fft.ifft)(x.astype(np.complex128))
+    assert relative_error(got, want) <= bound(n)
+
+
+@pytest.mark.parametrize("n", (2, 3, 16, 17, 1000, 4096, 4097, 65536))
+@pytest.mark.parametrize("norm", (None, "ortho", "forward"))
+def test_real_transforms_meet_the_bound(runner, n, norm):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((2, n)).astype(np.float32)
+    assert relative_error(runner.rfft(x, norm=norm),
+                          np.fft.rfft(x.astype(np.float64), norm=norm)) <= bound(n)
+    z = random_complex(rng, (2, n // 2 + 1))
+    assert relative_error(runner.irfft(z, n=n, norm=norm),
+                          np.fft.irfft(z.astype(np.complex128), n=n, norm=norm)) <= bound(n)
+
+
+@pytest.mark.parametrize("n", (8, 60, 4096, 10007))
+def test_strided_axis(runner, n):
+    x = random_complex(np.random.default_rng(n), (n, 5))
+    assert relative_error(runner.fft(x, axis=0), np.fft.fft(x.astype(np.complex128), axis=0)) \
+        <= bound(n)
+
+
+@pytest.mark.parametrize("n", (64, 4096, 1 << 16, 4097))
+def test_agrees_with_the_emulator(runner, n):
+    """Two executors of the same records: equal to float rounding."""
+    x = random_complex(np.random.default_rng(n), (2, n))
+    ours, emulated = runner.fft(x), Emulator().fft(x)
+    assert relative_error(ours, emulated.astype(np.complex128)) <= bound(n)

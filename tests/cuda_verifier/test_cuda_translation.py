@@ -1,0 +1,53 @@
+"""The kernels of shaders/ translate to CUDA: NVRTC compiles them, with the
+entry points the CUDA executor launches. Needs only NVRTC (the
+nvidia-cuda-nvrtc wheel), no GPU."""
+
+import re
+
+import pytest
+
+import cuda_source
+
+NVRTC = cuda_source.find_nvrtc()
+needs_nvrtc = pytest.mark.skipif(NVRTC is None, reason="NVRTC is not installed")
+
+
+def ptx_of(source: str) -> str:
+    return cuda_source.compile_to_ptx(source, cuda_source.compile_options("compute_90"))
+
+
+@needs_nvrtc
+def test_fft_kernels_compile_to_one_entry_point_each():
+    ptx = ptx_of(cuda_source.translation_unit())
+    entries = re.findall(r"\.visible \.entry (\w+)\(", ptx)
+    assert sorted(entries) == sorted(cuda_source.ENTRY_PREFIX + k for k in cuda_source.FFT_KERNELS)
+    # The Metal barrier became a block barrier in the Stockham kernel.
+    assert "bar.sync" in ptx
+
+
+@needs_nvrtc
+def test_race_detector_kernels_compile():
+    ptx = ptx_of(cuda_source.translation_unit(cuda_source.RACY_SOURCE, cuda_source.RACY_KERNELS))
+    entries = re.findall(r"\.visible \.entry (\w+)\(", ptx)
+    assert sorted(entries) == sorted(cuda_source.ENTRY_PREFIX + k for k in cuda_source.RACY_KERNELS)
+    barrier_free = ptx.split(".entry cuda_reverse_missing_barrier")[1].split(".entry")[0]
+    assert "bar.sync" not in barrier_free
+
+
+@needs_nvrtc
+def test_nvrtc_errors_carry_its_log():
+    with pytest.raises(cuda_source.NvrtcError, match="undefined"):
+        ptx_of(cuda_source.translation_unit() + "\nvoid broken() { undefined_name(); }\n")
+
+
+def test_every_planned_kernel_has_an_entry_point():
+    """The kernels the planner names are the ones the translation unit exports."""
+    from jax_apple_fft.metal.plan_runner import C2C, C2R, R2C, MetalPlanRunner
+
+    named = set()
+    for kind, n in ((C2C, 64), (C2C, 1 << 16), (C2C, 4097), (R2C, 1000), (C2R, 1000), (R2C, 999),
+                    (C2R, 999)):
+        in_n = n // 2 + 1 if kind == C2R else n
+        plan, _ = MetalPlanRunner.plan(kind, kind != C2R, n, (2, in_n), axis=1)
+        named |= {d["kernel"] for d in plan.dispatches}
+    assert named == set(cuda_source.FFT_KERNELS)

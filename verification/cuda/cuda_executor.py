@@ -1,0 +1,91 @@
+"""Runs the Metal planner's dispatch records on an NVIDIA GPU, through CuPy.
+
+A verifier and a measuring instrument for the Metal kernels, not a backend:
+the kernels of shaders/ compiled for CUDA (cuda_source.py), launched with
+each record's grid (threadgroups -> blocks), threadgroup size (-> block),
+threadgroup memory (-> dynamic shared memory), bindings (buffer index ->
+kernel argument, at the record's byte offset) and FftParams (by value), in
+the plan's order, as the Apple executor and the emulator run them.
+
+    runner = CudaPlanRunner()
+    y = runner.fft(x)                      # numpy in, numpy out
+    plan, _ = runner.plan(C2C, True, 4096, (512, 4096), axis=1)
+    runner.run_on_device(plan, x_gpu, y_gpu)   # cupy arrays, no copies
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jax_apple_fft.metal.plan_runner import MetalPlanRunner
+from cuda_source import ENTRY_PREFIX, FFT_KERNELS, compile_options, translation_unit
+
+import cupy  # noqa: E402 -- optional: only the verifier needs it
+
+BUFFER_ARGUMENTS = 6  # buffers 0-5 of the one kernel signature; FftParams is 7th
+
+
+def cuda_available() -> bool:
+    try:
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except cupy.cuda.runtime.CUDARuntimeError:
+        return False
+
+
+def params_argument(params_bytes: bytes) -> np.void:
+    """FftParams as a CuPy kernel argument passed by value: a numpy structured
+    scalar of the struct's bytes (every field is 32 bits, so its layout is
+    an array of words)."""
+    words = np.dtype([("words", "<u4", (len(params_bytes) // 4,))])
+    return np.frombuffer(params_bytes, dtype=words)[0]
+
+
+class CudaPlanRunner(MetalPlanRunner):
+    """Compiles the kernels once and runs Metal plans on the current GPU."""
+
+    def __init__(self, kernels: tuple[str, ...] = FFT_KERNELS, source: str | None = None):
+        self.module = cupy.RawModule(code=source or translation_unit(kernels=kernels),
+                                     options=tuple(compile_options()))
+        self.functions = {k: self.module.get_function(ENTRY_PREFIX + k) for k in kernels}
+        self._tables: dict[str, cupy.ndarray] = {}  # plan key -> uploaded tables
+
+    def tables(self, plan) -> cupy.ndarray | None:
+        """The plan's tables on the device, uploaded once per plan."""
+        if not plan.table_bytes:
+            return None
+        if plan.key not in self._tables:
+            self._tables[plan.key] = cupy.asarray(np.frombuffer(plan.tables, np.uint8))
+        return self._tables[plan.key]
+
+    def launches(self, plan, device_in: cupy.ndarray, device_out: cupy.ndarray):
+        """(function, grid, block, arguments, shared bytes) of each dispatch,
+        resolved once so that timing loops launch only."""
+        scratch = cupy.empty(plan.scratch_bytes, np.uint8) if plan.scratch_bytes else None
+        buffers = {"input": device_in, "output": device_out, "scratch": scratch,
+                   "tables": self.tables(plan)}
+        resolved = []
+        for d in plan.dispatches:
+            if tuple(d["threadgroups"][1:]) != (1, 1) or tuple(d["threads"][1:]) != (1, 1):
+                raise ValueError(f"{d['kernel']}: the kernels index one grid dimension only")
+            pointers = [0] * BUFFER_ARGUMENTS
+            for index, buffer, offset in d["bindings"]:
+                if buffers[buffer] is None:
+                    raise ValueError(f"{d['kernel']} binds {buffer}, which this plan lacks")
+                pointers[index] = buffers[buffer].data.ptr + offset
+            arguments = (*(np.uintp(p) for p in pointers), params_argument(d["params_bytes"]))
+            resolved.append((self.functions[d["kernel"]], (d["threadgroups"][0],),
+                             (d["threads"][0],), arguments, d["threadgroup_memory_bytes"]))
+        return resolved, scratch  # scratch stays alive as long as the launches
+
+    def run_on_device(self, plan, device_in: cupy.ndarray, device_out: cupy.ndarray) -> None:
+        if device_in.nbytes < plan.input_bytes or device_out.nbytes < plan.output_bytes:
+            raise ValueError("a device buffer is smaller than the plan's bindings reach")
+        launches, _scratch = self.launches(plan, device_in, device_out)
+        for function, grid, block, arguments, shared in launches:
+            function(grid, block, arguments, shared_mem=shared)
+
+    def run(self, plan, x: np.ndarray, out_shape, out_dtype) -> np.ndarray:
+        out = cupy.empty(out_shape, out_dtype)
+        if out.size:
+            self.run_on_device(plan, cupy.asarray(np.ascontiguousarray(x)), out)
+        return cupy.asnumpy(out)

@@ -1,0 +1,122 @@
+"""The CUDA translation unit of the Metal kernels, and compiling it with NVRTC.
+
+The translation unit is the files of shaders/ as they are, after
+cuda_compat.h, followed by one ``extern "C" __global__`` entry point per
+kernel. Every kernel has the one signature of shaders/ (buffers 0-5, the
+FftParams at 6, threadgroup memory, thread and group index); the entry point
+passes CUDA's dynamic shared memory as the threadgroup memory, threadIdx.x
+and blockIdx.x as the indices, and takes FftParams by value, as Metal's
+setBytes hands it to a kernel.
+
+``compile_to_ptx`` drives NVRTC through its C API (ctypes), so the
+translation can be checked without a GPU or CuPy: the ``nvidia-cuda-nvrtc``
+wheel is enough.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import glob
+import os
+import pathlib
+
+REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
+SHADERS = REPOSITORY / "shaders"
+INCLUDE_DIRS = (pathlib.Path(__file__).resolve().parent, REPOSITORY / "csrc", SHADERS)
+
+# The kernels of shaders/fft_library.metal, by their Metal function names.
+FFT_KERNELS = ("fft_stockham", "fft_r2c_unpack", "fft_c2r_pack", "fft_c2r_expand")
+# The race detector's test kernels (csrc/metal/tests/racy_reverse.metal).
+RACY_KERNELS = ("reverse_synchronised", "reverse_missing_barrier")
+RACY_SOURCE = REPOSITORY / "csrc" / "metal" / "tests" / "racy_reverse.metal"
+
+ENTRY_PREFIX = "cuda_"
+
+
+def entry_point(kernel: str) -> str:
+    """The CUDA entry point that runs Metal kernel `kernel`."""
+    return f"""
+extern "C" __global__ void {ENTRY_PREFIX}{kernel}(
+    const float* in, float* out, const jax_apple_fft::shaders::float2* twiddles,
+    const jax_apple_fft::shaders::float2* pre, const jax_apple_fft::shaders::float2* post,
+    const jax_apple_fft::shaders::float2* post_fine, jax_apple_fft::shaders::FftParams params) {{
+  extern __shared__ jax_apple_fft::shaders::float2 threadgroup_memory[];
+  jax_apple_fft::shaders::{kernel}(in, out, twiddles, pre, post, post_fine, params,
+                                   threadgroup_memory, threadIdx.x, blockIdx.x);
+}}
+"""
+
+
+def translation_unit(metal_file: pathlib.Path = SHADERS / "fft_library.metal",
+                     kernels: tuple[str, ...] = FFT_KERNELS) -> str:
+    """CUDA source for `kernels`, defined in `metal_file` (included by path)."""
+    return ('#include "cuda_compat.h"\n'
+            "namespace jax_apple_fft::shaders {\n"
+            f'#include "{metal_file}"\n'
+            "}  // namespace jax_apple_fft::shaders\n"
+            + "".join(entry_point(kernel) for kernel in kernels))
+
+
+def compile_options(arch: str | None = None) -> list[str]:
+    options = ["-default-device", "-std=c++17", *(f"-I{d}" for d in INCLUDE_DIRS)]
+    if arch:
+        options.append(f"-arch={arch}")
+    return options
+
+
+def find_nvrtc() -> str | None:
+    """libnvrtc from the nvidia-cuda-nvrtc wheel, CUDA_PATH or the system."""
+    candidates = []
+    try:
+        import nvidia.cuda_nvrtc  # the wheel's namespace package
+
+        for root in nvidia.cuda_nvrtc.__path__:
+            candidates += sorted(glob.glob(os.path.join(root, "lib", "libnvrtc.so*")))
+    except ImportError:
+        pass
+    for root in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if root:
+            candidates += sorted(glob.glob(os.path.join(root, "lib64", "libnvrtc.so*")))
+    found = ctypes.util.find_library("nvrtc")
+    if found:
+        candidates.append(found)
+    return next((c for c in candidates if "builtins" not in c), None)
+
+
+class NvrtcError(RuntimeError):
+    """NVRTC refused the source; the message holds its log."""
+
+
+def compile_to_ptx(source: str, options: list[str], nvrtc_path: str | None = None) -> str:
+    """PTX for `source`, or NvrtcError with NVRTC's log."""
+    path = nvrtc_path or find_nvrtc()
+    if path is None:
+        raise FileNotFoundError("libnvrtc not found (pip install nvidia-cuda-nvrtc-cu12)")
+    nvrtc = ctypes.CDLL(path)
+    nvrtc.nvrtcGetErrorString.restype = ctypes.c_char_p
+    program = ctypes.c_void_p()
+
+    def check(status: int, what: str) -> None:
+        if status != 0:
+            raise NvrtcError(f"{what}: {nvrtc.nvrtcGetErrorString(status).decode()}")
+
+    check(nvrtc.nvrtcCreateProgram(ctypes.byref(program), source.encode(), b"fft_library.cu",
+                                   0, None, None), "nvrtcCreateProgram")
+    try:
+        encoded = [option.encode() for option in options]
+        status = nvrtc.nvrtcCompileProgram(program, len(encoded),
+                                           (ctypes.c_char_p * len(encoded))(*encoded))
+        log_size = ctypes.c_size_t()
+        nvrtc.nvrtcGetProgramLogSize(program, ctypes.byref(log_size))
+        log = ctypes.create_string_buffer(log_size.value)
+        nvrtc.nvrtcGetProgramLog(program, log)
+        if status != 0:
+            raise NvrtcError(log.value.decode(errors="replace"))
+        ptx_size = ctypes.c_size_t()
+        check(nvrtc.nvrtcGetPTXSize(program, ctypes.byref(ptx_size)), "nvrtcGetPTXSize")
+        ptx = ctypes.create_string_buffer(ptx_size.value)
+        check(nvrtc.nvrtcGetPTX(program, ptx), "nvrtcGetPTX")
+        return ptx.value.decode()
+    finally:
+        nvrtc.nvrtcDestroyProgram(ctypes.byref(program))

@@ -1,0 +1,281 @@
+"""Runs the Metal kernels' dispatch records on an NVIDIA GPU: accuracy,
+sanitizer runs and throughput against cuFFT. A verifier, not a backend.
+
+    python verification/cuda/verify_on_gpu.py accuracy   [--out DIR]
+    python verification/cuda/verify_on_gpu.py sanitize   # run under compute-sanitizer
+    python verification/cuda/verify_on_gpu.py racy       # the planted missing barrier
+    python verification/cuda/verify_on_gpu.py throughput [--out DIR] [--gib 1]
+
+Sanitizer runs, one tool at a time:
+    compute-sanitizer --tool racecheck --racecheck-report hazard \\
+        python verification/cuda/verify_on_gpu.py sanitize
+    (and --tool synccheck, memcheck, initcheck; `racy` must report a hazard)
+
+Run from the repository root with the package installed (its _core builds
+the plans) and CuPy. Results print as tables; --out also writes JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import pathlib
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import cuda_source
+from cuda_executor import CudaPlanRunner, cuda_available, params_argument
+from jax_apple_fft.metal.plan_runner import C2C, C2R, R2C
+
+import cupy  # noqa: E402
+
+EPS32 = float(np.finfo(np.float32).eps)
+BLUESTEIN_LENGTHS = (4097, 10007, 65537, 1000003)
+FOUR_STEP_LENGTHS = tuple(2**k for k in range(13, 25)) + (3 * 4096, 5**7, 4095 * 4095)
+REAL_LENGTHS = (1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 64, 100, 127, 128, 255, 256, 1000, 1023,
+                1024, 4095, 4096, 4097, 8192, 10007, 65536, 65537, 2**20)
+NORMS = (None, "ortho", "forward")
+
+
+def bound(n: int) -> float:
+    """The accuracy bound: 5 eps log2 n relative L2 error (float32)."""
+    return 5.0 * EPS32 * max(math.log2(max(n, 1)), 1.0)
+
+
+def relative_error(got, want) -> float:
+    want = np.asarray(want)
+    norm = np.linalg.norm(want)
+    diff = np.linalg.norm(np.asarray(got, np.complex128) - want)
+    return float(diff / norm) if norm else float(diff)
+
+
+def random_complex(rng, shape) -> np.ndarray:
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+
+
+def batch_for(n: int, elements: int = 1 << 16) -> int:
+    return max(1, min(8, elements // max(n, 1)))
+
+
+# --------------------------------------------------------------------------
+# Accuracy
+# --------------------------------------------------------------------------
+
+def accuracy_cases():
+    """(group, description, function producing (got, want, n))."""
+    rng = np.random.default_rng(20261201)
+
+    def c2c(n, forward, batch=1, axis=-1, norm=None):
+        shape = (batch, n) if axis == -1 else (n, batch)
+        x = random_complex(rng, shape)
+        reference = np.fft.fft if forward else np.fft.ifft
+        return lambda r: ((r.fft if forward else r.ifft)(x, axis=axis, norm=norm),
+                          reference(x.astype(np.complex128), axis=axis, norm=norm), n)
+
+    def r2c(n, batch=2, norm=None):
+        x = rng.standard_normal((batch, n)).astype(np.float32)
+        return lambda r: (r.rfft(x, norm=norm), np.fft.rfft(x.astype(np.float64), norm=norm), n)
+
+    def c2r(n, batch=2, norm=None):
+        x = random_complex(rng, (batch, n // 2 + 1))
+        return lambda r: (r.irfft(x, n=n, norm=norm),
+                          np.fft.irfft(x.astype(np.complex128), n=n, norm=norm), n)
+
+    for forward in (True, False):
+        for n in range(1, 4097):
+            yield ("c2c n=1..4096 " + ("forward" if forward else "inverse"), f"n={n}",
+                   c2c(n, forward))
+    for n in FOUR_STEP_LENGTHS:
+        yield "four-step", f"n={n}", c2c(n, True, batch=1)
+    for n in BLUESTEIN_LENGTHS:
+        yield "Bluestein", f"n={n}", c2c(n, True, batch=1)
+        yield "Bluestein", f"n={n} inverse", c2c(n, False, batch=1)
+    for n in REAL_LENGTHS:
+        yield "R2C", f"n={n}", r2c(n, batch=1 if n > 4096 else 3)
+        if n > 1:
+            yield "C2R", f"n={n}", c2r(n, batch=1 if n > 4096 else 3)
+    for n in (8, 60, 1024, 4096, 10007, 65536):
+        yield "strided (axis 0)", f"n={n}", c2c(n, True, batch=5, axis=0)
+    for norm in NORMS:
+        for n in (64, 1000, 4096, 65536):
+            yield f"norm={norm}", f"c2c n={n}", c2c(n, False, batch=2, norm=norm)
+            yield f"norm={norm}", f"r2c n={n}", r2c(n, norm=norm)
+            yield f"norm={norm}", f"c2r n={n}", c2r(n, norm=norm)
+
+
+def run_accuracy(runner: CudaPlanRunner) -> dict:
+    groups: dict[str, dict] = {}
+    for group, what, case in accuracy_cases():
+        got, want, n = case(runner)
+        error = relative_error(got, want)
+        g = groups.setdefault(group, {"cases": 0, "failures": [], "worst_ratio": 0.0})
+        g["cases"] += 1
+        g["worst_ratio"] = max(g["worst_ratio"], error / bound(n))
+        if not error <= bound(n):
+            g["failures"].append({"case": what, "error": error, "bound": bound(n)})
+    print(f"{'group':32s} {'cases':>6s} {'fails':>6s} {'worst error/bound':>18s}")
+    for group, g in groups.items():
+        print(f"{group:32s} {g['cases']:6d} {len(g['failures']):6d} {g['worst_ratio']:18.3f}")
+    return groups
+
+
+# --------------------------------------------------------------------------
+# Sanitizer runs: one plan of each kind, once each
+# --------------------------------------------------------------------------
+
+SANITIZER_CASES = (
+    ("single group, one transform", C2C, True, 1024, (1, 1024)),
+    ("several transforms per group", C2C, True, 16, (64, 16)),
+    ("odd radices", C2C, False, 3 * 5 * 7 * 13, (3, 1365)),
+    ("four-step", C2C, True, 1 << 16, (2, 1 << 16)),
+    ("Bluestein", C2C, True, 4097, (2, 4097)),
+    ("R2C", R2C, True, 1000, (3, 1000)),
+    ("C2R", C2R, False, 1000, (3, 501)),
+    ("R2C odd", R2C, True, 999, (2, 999)),
+    ("C2R odd", C2R, False, 999, (2, 500)),
+)
+
+
+def run_sanitize(runner: CudaPlanRunner) -> None:
+    rng = np.random.default_rng(7)
+    for what, kind, forward, n, in_shape in SANITIZER_CASES:
+        plan, out_shape = runner.plan(kind, forward, n, in_shape, axis=1)
+        x = (rng.standard_normal(in_shape).astype(np.float32) if kind == R2C
+             else random_complex(rng, in_shape))
+        runner.run(plan, x, out_shape, np.float32 if kind == C2R else np.complex64)
+        print(f"ran {what}: {len(plan.dispatches)} dispatches", flush=True)
+    cupy.cuda.runtime.deviceSynchronize()
+
+
+def run_racy() -> None:
+    """Both reverse kernels on one threadgroup: under racecheck the one
+    without its barrier must report a shared-memory hazard. The kernels read
+    only FftParams.group_threads; a real plan's dispatch supplies the struct
+    and its matching threadgroup size."""
+    source = cuda_source.translation_unit(cuda_source.RACY_SOURCE, cuda_source.RACY_KERNELS)
+    runner = CudaPlanRunner(kernels=cuda_source.RACY_KERNELS, source=source)
+    plan, _ = CudaPlanRunner.plan(C2C, True, 4096, (1, 4096), axis=1)
+    dispatch = plan.dispatches[0]
+    threads = dispatch["threads"][0]
+    assert dispatch["params"]["group_threads"] == threads
+    x = cupy.arange(threads, dtype=np.float32)
+    for kernel in cuda_source.RACY_KERNELS:
+        out = cupy.zeros(threads, np.float32)
+        args = (np.uintp(x.data.ptr), np.uintp(out.data.ptr), *([np.uintp(0)] * 4),
+                params_argument(dispatch["params_bytes"]))
+        runner.functions[kernel]((1,), (threads,), args, shared_mem=threads * 8)
+        cupy.cuda.runtime.deviceSynchronize()
+        reversed_ok = bool(cupy.all(out == x[::-1]))
+        print(f"{kernel} on {threads} threads: {'reversed' if reversed_ok else 'WRONG'}",
+              flush=True)
+
+
+# --------------------------------------------------------------------------
+# Throughput against cuFFT
+# --------------------------------------------------------------------------
+
+def throughput_rows(gib: float):
+    elements = int(gib * (1 << 30)) // 8  # complex64 elements in the input
+    for n in [2**k for k in range(4, 13)] + [1000, 4095]:
+        yield "c2c", n, elements // n
+    for n in [2**k for k in range(16, 25)]:
+        yield "c2c four-step", n, max(1, elements // n)
+    for n in BLUESTEIN_LENGTHS[:3]:
+        yield "c2c Bluestein", n, max(1, elements // (4 * n))
+    for n in (1024, 4096, 1 << 16):
+        yield "r2c", n, elements // n
+        yield "c2r", n, elements // n
+
+
+def time_ms(launch, repeats: int = 20) -> float:
+    """Median over `repeats` of CUDA-event time of one launch (after a warm-up)."""
+    launch()
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    samples = []
+    for _ in range(repeats):
+        start.record()
+        launch()
+        stop.record()
+        stop.synchronize()
+        samples.append(cupy.cuda.get_elapsed_time(start, stop))
+    return statistics.median(samples)
+
+
+def run_throughput(runner: CudaPlanRunner, gib: float) -> list[dict]:
+    rows = []
+    print(f"{'row':16s} {'n':>9s} {'batch':>7s} {'ours ms':>9s} {'cuFFT ms':>9s} "
+          f"{'ours GB/s':>10s} {'cuFFT GB/s':>10s} {'ours/cuFFT':>10s}", flush=True)
+    for label, n, batch in throughput_rows(gib):
+        kind = {"r2c": R2C, "c2r": C2R}.get(label, C2C)
+        in_shape = (batch, n // 2 + 1) if kind == C2R else (batch, n)
+        plan, out_shape = runner.plan(kind, True if kind != C2R else False, n, in_shape, axis=1)
+        in_dtype = np.float32 if kind == R2C else np.complex64
+        out_dtype = np.float32 if kind == C2R else np.complex64
+        x = cupy.random.standard_normal(in_shape, np.float32).astype(in_dtype)
+        y = cupy.empty(out_shape, out_dtype)
+        launches, _scratch = runner.launches(plan, x, y)
+
+        def ours():
+            for function, grid, block, arguments, shared in launches:
+                function(grid, block, arguments, shared_mem=shared)
+
+        vendor = {C2C: lambda: cupy.fft.fft(x, axis=1), R2C: lambda: cupy.fft.rfft(x, axis=1),
+                  C2R: lambda: cupy.fft.irfft(x, n=n, axis=1)}[kind]
+        ours_ms, vendor_ms = time_ms(ours), time_ms(vendor)
+        moved = x.nbytes + y.nbytes  # one read of the input, one write of the output
+        row = {"row": label, "n": n, "batch": batch, "ours_ms": ours_ms, "cufft_ms": vendor_ms,
+               "ours_gbs": moved / ours_ms / 1e6, "cufft_gbs": moved / vendor_ms / 1e6,
+               "ratio": vendor_ms / ours_ms}
+        rows.append(row)
+        print(f"{label:16s} {n:9d} {batch:7d} {ours_ms:9.3f} {vendor_ms:9.3f} "
+              f"{row['ours_gbs']:10.0f} {row['cufft_gbs']:10.0f} {row['ratio']:10.2f}", flush=True)
+        del x, y, launches, _scratch
+        cupy.get_default_memory_pool().free_all_blocks()
+    for label in ("c2c", "c2c four-step", "c2c Bluestein", "r2c", "c2r"):
+        ratios = [r["ratio"] for r in rows if r["row"] == label]
+        if ratios:
+            mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+            print(f"geometric mean ours/cuFFT throughput, {label}: {mean:.2f} "
+                  f"(min {min(ratios):.2f})")
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=("accuracy", "sanitize", "racy", "throughput"))
+    parser.add_argument("--out", type=pathlib.Path)
+    parser.add_argument("--gib", type=float, default=1.0,
+                        help="input size of each throughput row, GiB of complex64")
+    arguments = parser.parse_args()
+    if not cuda_available():
+        print("no CUDA device", file=sys.stderr)
+        return 2
+    if arguments.what == "racy":
+        run_racy()
+        return 0
+    started = time.perf_counter()
+    runner = CudaPlanRunner()
+    device = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    result = {"device": device}
+    failed = False
+    if arguments.what == "accuracy":
+        result["accuracy"] = run_accuracy(runner)
+        failed = any(g["failures"] for g in result["accuracy"].values())
+    elif arguments.what == "sanitize":
+        run_sanitize(runner)
+    else:
+        result["throughput"] = run_throughput(runner, arguments.gib)
+    result["seconds"] = time.perf_counter() - started
+    print(f"{device}: {result['seconds']:.0f} s")
+    if arguments.out:
+        arguments.out.mkdir(parents=True, exist_ok=True)
+        (arguments.out / f"{arguments.what}.json").write_text(json.dumps(result, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
