@@ -7,7 +7,7 @@
 
 #include "ffi/call_site.h"
 #include "ffi/spec_from_attributes.h"
-#include "metal/metal_executors.h"
+#include "metal/cache_executors.h"
 #include "metal/metal_program.h"
 #include "xla/ffi/api/ffi.h"
 

@@ -16,8 +16,8 @@
 #include "ffi/cpu_target.h"
 #include "ffi/metal_target.h"
 #include "ffi/spec_from_attributes.h"
-#include "metal/emulator_bindings.h"
-#include "metal/metal_executors.h"
+#include "ffi/metal_bindings.h"
+#include "metal/cache_executors.h"
 
 namespace nb = nanobind;
 
@@ -149,7 +149,7 @@ NB_MODULE(_core, m) {
           nb::arg("axes"), nb::arg("lengths"),
           "Builds (or finds) every plan a CPU transform needs, without running it.");
 
-  bind_metal_emulator(m);
+  bind_metal(m);
 
   m.def("cpu_handlers", [] {
     nb::dict d;

@@ -1,19 +1,24 @@
 # The Metal room: kernels (shaders/), planner, executors and their tests.
+# Rooms: this folder holds the planner and the executor interface; emulator/
+# the CPU emulator; apple/ the Apple executor (macOS); tests/ the C++ tests.
+# The CUDA verifier of the same dispatch records is verification/cuda/.
 # Included by the top-level CMakeLists.txt after the _core target (if any).
 # The emulator executor builds everywhere; on macOS the Apple executor, the
 # .metallib (when the Metal toolchain exists) and the kernel sources join it.
 
 add_library(jax_apple_fft_metal STATIC
-  ${CMAKE_CURRENT_LIST_DIR}/emulated_kernels.cc
-  ${CMAKE_CURRENT_LIST_DIR}/emulator_executor.cc
-  ${CMAKE_CURRENT_LIST_DIR}/emulator_threadgroup.cc
-  ${CMAKE_CURRENT_LIST_DIR}/metal_emulator.cc
-  ${CMAKE_CURRENT_LIST_DIR}/metal_executors.cc
+  # The planner and what every executor shares (this folder).
+  ${CMAKE_CURRENT_LIST_DIR}/cache_executors.cc
   ${CMAKE_CURRENT_LIST_DIR}/metal_plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/metal_planner.cc
   ${CMAKE_CURRENT_LIST_DIR}/metal_program.cc
   ${CMAKE_CURRENT_LIST_DIR}/metal_tables.cc
   ${CMAKE_CURRENT_LIST_DIR}/shader_source.cc
+  # The emulator: the kernels compiled as C++, run on CPU threads.
+  ${CMAKE_CURRENT_LIST_DIR}/emulator/emulated_kernels.cc
+  ${CMAKE_CURRENT_LIST_DIR}/emulator/emulator_executor.cc
+  ${CMAKE_CURRENT_LIST_DIR}/emulator/emulator_threadgroup.cc
+  ${CMAKE_CURRENT_LIST_DIR}/emulator/metal_emulator.cc
 )
 target_include_directories(jax_apple_fft_metal PUBLIC
   ${PROJECT_SOURCE_DIR}/csrc ${PROJECT_SOURCE_DIR}/shaders)
@@ -28,7 +33,7 @@ endif()
 
 if(TARGET _core)
   target_sources(_core PRIVATE
-    ${CMAKE_CURRENT_LIST_DIR}/emulator_bindings.cc
+    ${PROJECT_SOURCE_DIR}/csrc/ffi/metal_bindings.cc
     ${PROJECT_SOURCE_DIR}/csrc/ffi/metal_target.cc)
   target_link_libraries(_core PRIVATE jax_apple_fft_metal)
 endif()

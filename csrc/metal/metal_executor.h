@@ -1,6 +1,6 @@
 // What runs a Metal program: the Apple GPU or the emulator, behind one interface.
 //
-// An executor is a PlanCache's resident object (see metal_executors.h): it
+// An executor is a PlanCache's resident object (see cache_executors.h): it
 // owns the device side of the backend (Metal device, queue, library; or the
 // emulator's threads) and counts how it reached the caller's tensors.
 #pragma once

@@ -1,7 +1,7 @@
 // Compiles the Metal Shading Language kernels of shaders/ as CUDA (NVRTC,
 // with -default-device so unannotated functions are device code).
 //
-// The CUDA side of the portability layer, as csrc/metal/metal_compat.h is
+// The CUDA side of the portability layer, as csrc/metal/emulator/emulator_compat.h is
 // the emulator's: float2 and uint from the emulator's plain C++ types, the
 // address-space words as nothing (`constant` as const), the attribute macros
 // of shaders/metal_portability.h as nothing, and threadgroup_barrier as

@@ -19,7 +19,7 @@
 
 #include "cache/plan_cache.h"
 #include "metal/apple/apple_buffers.h"
-#include "metal/metal_executors.h"
+#include "metal/cache_executors.h"
 #include "metal/metal_program.h"
 #include "metal/shader_source.h"
 

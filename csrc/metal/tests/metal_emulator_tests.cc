@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "cache/plan_cache.h"
-#include "metal/metal_emulator.h"
-#include "metal/emulator_executor.h"
+#include "metal/emulator/metal_emulator.h"
+#include "metal/emulator/emulator_executor.h"
 #include "metal/metal_planner.h"
 #include "metal/metal_program.h"
 #include "racy_kernel.h"

@@ -1,6 +1,6 @@
 #include "racy_kernel.h"
 
-#include "metal/metal_compat.h"
+#include "metal/emulator/emulator_compat.h"
 
 namespace jax_apple_fft::shaders {
 #include "racy_reverse.metal"

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "metal/metal_emulator.h"
+#include "metal/emulator/metal_emulator.h"
 #include "metal/metal_executor.h"
 
 namespace jax_apple_fft {

@@ -1,6 +1,6 @@
-#include "metal/emulated_kernels.h"
+#include "metal/emulator/emulated_kernels.h"
 
-#include "metal/metal_compat.h"
+#include "metal/emulator/emulator_compat.h"
 
 namespace jax_apple_fft::shaders {
 #include "fft_library.metal"

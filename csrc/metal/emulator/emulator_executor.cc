@@ -1,10 +1,10 @@
-#include "metal/emulator_executor.h"
+#include "metal/emulator/emulator_executor.h"
 
 #include <stdexcept>
 #include <utility>
 
 #include "cache/plan_cache.h"
-#include "metal/emulated_kernels.h"
+#include "metal/emulator/emulated_kernels.h"
 #include "metal/metal_program.h"
 
 namespace jax_apple_fft {

@@ -1,4 +1,4 @@
-#include "metal/emulator_bindings.h"
+#include "ffi/metal_bindings.h"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/array.h>
@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "metal/metal_emulator.h"
+#include "metal/emulator/metal_emulator.h"
 #include "metal/metal_planner.h"
 #include "metal/shader_source.h"
 
@@ -101,7 +101,7 @@ MetalLayout layout_from(const std::array<std::int64_t, 3>& strides) {
 
 }  // namespace
 
-void bind_metal_emulator(nb::module_& m) {
+void bind_metal(nb::module_& m) {
   nb::class_<PyMetalPlan>(m, "MetalPlan", "Dispatch records of one Metal FFT plan.")
       .def_prop_ro("key", [](const PyMetalPlan& p) { return p.plan->key.describe(); })
       .def_prop_ro("dispatches", [](const PyMetalPlan& p) { return dispatches_as_list(*p.plan); })

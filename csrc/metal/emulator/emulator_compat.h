@@ -7,7 +7,7 @@
 // the address-space words become macros.
 #pragma once
 
-#include "metal/emulator_threadgroup.h"
+#include "metal/emulator/emulator_threadgroup.h"
 #include "metal/shader_types.h"
 
 // Address spaces carry no meaning on the CPU; `constant` data is read-only.

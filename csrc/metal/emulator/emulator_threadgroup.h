@@ -5,7 +5,7 @@
 // barrier is a real one (emulator_sync.h) shared by that group's OS threads.
 #pragma once
 
-#include "metal/emulator_sync.h"
+#include "metal/emulator/emulator_sync.h"
 
 namespace jax_apple_fft::metal_emulator {
 

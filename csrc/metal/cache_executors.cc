@@ -1,7 +1,7 @@
-#include "metal/metal_executors.h"
+#include "metal/cache_executors.h"
 
 #include "cache/plan_cache.h"
-#include "metal/emulator_executor.h"
+#include "metal/emulator/emulator_executor.h"
 
 #if defined(JAX_APPLE_FFT_APPLE_EXECUTOR)
 #include "metal/apple/apple_executor.h"

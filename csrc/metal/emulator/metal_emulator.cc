@@ -1,4 +1,4 @@
-#include "metal/metal_emulator.h"
+#include "metal/emulator/metal_emulator.h"
 
 #include <algorithm>
 #include <limits>
@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "metal/emulated_kernels.h"
-#include "metal/emulator_threadgroup.h"
+#include "metal/emulator/emulated_kernels.h"
+#include "metal/emulator/emulator_threadgroup.h"
 
 namespace jax_apple_fft {
 

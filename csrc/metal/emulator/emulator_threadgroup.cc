@@ -1,4 +1,4 @@
-#include "metal/emulator_threadgroup.h"
+#include "metal/emulator/emulator_threadgroup.h"
 
 #include <cstdio>
 #include <cstdlib>
