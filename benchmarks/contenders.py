@@ -23,13 +23,30 @@ from timing import Runner
 
 ALL_CORES = os.cpu_count() or 1
 
-OURS_ONE_THREAD = "ours-1t"
-OURS_ALL_CORES = "ours-all"
+
+def _with_threads(name: str, threads: int, unit: str) -> str:
+    return f"{name}-all" if threads == ALL_CORES else f"{name}-{threads}{unit}"
+
+
+def ours_label(threads: int) -> str:
+    return _with_threads("ours", threads, "t")
+
+
+def scipy_label(threads: int) -> str:
+    return _with_threads("scipy", threads, "w")
+
+
+def fftw_label(threads: int) -> str:
+    return _with_threads("fftw", threads, "t")
+
+
+OURS_ONE_THREAD = ours_label(1)
+OURS_ALL_CORES = ours_label(ALL_CORES)
 JNP_FFT = "jnp.fft-1t" if jnp_threads.single_threaded() else "jnp.fft"
 DROP_IN = "drop-in"
 NUMPY = "numpy"
-SCIPY_ONE_WORKER = "scipy-1w"
-SCIPY_ALL_WORKERS = "scipy-all"
+SCIPY_ONE_WORKER = scipy_label(1)
+SCIPY_ALL_WORKERS = scipy_label(ALL_CORES)
 
 Transform = Callable[[Any], Any]
 Prepare = Callable[[Row, np.ndarray], Runner]
@@ -94,6 +111,37 @@ def ours(threads: int) -> Prepare:
     return _jitted(lambda row: numpy_style_transform(af, row, backend="cpu", cache=cache))
 
 
+def scipy_fft(workers: int) -> Prepare:
+    return _eager(lambda row: numpy_style_transform(scipy.fft, row, workers=workers))
+
+
+def fftw(threads: int) -> Prepare:
+    """FFTW through pyFFTW at its best: planned with FFTW_MEASURE outside the
+    timing, executed on its own preallocated, aligned arrays (no copy in,
+    no allocation out)."""
+    import pyfftw.builders
+
+    def prepare(row: Row, x: np.ndarray) -> Runner:
+        one_d = len(row.axes) == 1
+        builder = getattr(pyfftw.builders, {"c2c": "fft", "r2c": "rfft", "c2r": "irfft"}[row.kind]
+                          + ("" if one_d else "n"))
+        lengths = {"n": row.lengths[0], "axis": row.axes[0]} if one_d else \
+            {"s": row.lengths, "axes": row.axes}
+        plan = builder(x.copy(), **lengths, threads=threads, planner_effort="FFTW_MEASURE",
+                       norm=row.norm or "backward")
+        plan.input_array[...] = x  # measuring overwrote it; C2R executions overwrite it too
+        return plan
+    return prepare
+
+
+def fftw_available() -> bool:
+    try:
+        import pyfftw  # noqa: F401 -- GPL, so an optional benchmark contender only
+    except ImportError:
+        return False
+    return True
+
+
 def drop_in(threads: int) -> Prepare:
     """Unchanged jax.numpy.fft code under enable(): JAX's own argument
     handling (on non-trailing axes, a transpose to the end and back) around
@@ -102,16 +150,15 @@ def drop_in(threads: int) -> Prepare:
                    drop_in_cache=af.PlanCache(threads=threads))
 
 
-def all_contenders() -> list[Contender]:
-    """In table order."""
+def all_contenders(threads: tuple[int, ...] = (1, ALL_CORES)) -> list[Contender]:
+    """In table order: ours, jnp.fft and the drop-in, numpy, scipy, then
+    FFTW where pyFFTW is installed; the multi-threaded ones once per entry
+    of `threads` (the drop-in at the most)."""
     return [
-        Contender(OURS_ONE_THREAD, ours(threads=1)),
-        Contender(OURS_ALL_CORES, ours(threads=ALL_CORES)),
+        *(Contender(ours_label(t), ours(threads=t)) for t in threads),
         Contender(JNP_FFT, _jitted(lambda row: numpy_style_transform(jnp.fft, row))),
-        Contender(DROP_IN, drop_in(threads=ALL_CORES)),
+        Contender(DROP_IN, drop_in(threads=max(threads))),
         Contender(NUMPY, _eager(lambda row: numpy_style_transform(np.fft, row))),
-        Contender(SCIPY_ONE_WORKER,
-                  _eager(lambda row: numpy_style_transform(scipy.fft, row, workers=1))),
-        Contender(SCIPY_ALL_WORKERS,
-                  _eager(lambda row: numpy_style_transform(scipy.fft, row, workers=ALL_CORES))),
+        *(Contender(scipy_label(t), scipy_fft(workers=t)) for t in threads),
+        *(Contender(fftw_label(t), fftw(t)) for t in threads if fftw_available()),
     ]

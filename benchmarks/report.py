@@ -4,23 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import glob
 import importlib.metadata
 import math
 import os
+import pathlib
 import platform
 from typing import Any
 
 import jax_apple_fft
 import jnp_threads
-from contenders import (
-    DROP_IN,
-    JNP_FFT,
-    NUMPY,
-    OURS_ALL_CORES,
-    OURS_ONE_THREAD,
-    SCIPY_ALL_WORKERS,
-    SCIPY_ONE_WORKER,
-)
+from contenders import DROP_IN, JNP_FFT, NUMPY, OURS_ONE_THREAD
 from measure import RowResult
 from timing import TimingPlan
 
@@ -31,10 +25,11 @@ RATIO_COLUMN_WIDTH = 10
 # output in use takes none, a fresh one at least one per 2 MiB huge page.
 FAULTS_WORTH_SHOWING = 10
 
-# Ratio headers abbreviate the contenders to keep the table readable.
-SHORT_LABELS = {OURS_ONE_THREAD: "1t", OURS_ALL_CORES: "all",
-                JNP_FFT: "jnp1t" if jnp_threads.single_threaded() else "jnp", DROP_IN: "drop",
-                NUMPY: "np", SCIPY_ONE_WORKER: "sp1", SCIPY_ALL_WORKERS: "spN"}
+# Ratio headers abbreviate the contenders to keep the table readable:
+# ours-all -> all, ours-4t -> 4t, scipy-all -> spN, scipy-4w -> sp4,
+# fftw-all -> fwN, fftw-4t -> fw4.
+SHORT_NAMES = {JNP_FFT: "jnp1t" if jnp_threads.single_threaded() else "jnp", DROP_IN: "drop",
+               NUMPY: "np"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,14 +46,39 @@ class Ratio:
 
 
 def _short(label: str) -> str:
-    return SHORT_LABELS.get(label, label)
+    if label in SHORT_NAMES:
+        return SHORT_NAMES[label]
+    name, _, threads = label.partition("-")
+    prefix = {"ours": "", "scipy": "sp", "fftw": "fw"}.get(name, name)
+    count = threads.rstrip("tw")
+    if count == "all":
+        return "all" if name == "ours" else prefix + "N"
+    return prefix + count + ("t" if name == "ours" else "")
+
+
+def ours_labels(labels: list[str]) -> list[str]:
+    return [label for label in labels if label.startswith("ours-")]
+
+
+def top_ours(labels: list[str]) -> str:
+    """Ours on the most threads in this run (the last of the ours columns)."""
+    return ours_labels(labels)[-1]
 
 
 def ratios_for(labels: list[str]) -> list[Ratio]:
-    """ours(all cores) against every other contender, ours(1 thread) against
-    jnp.fft, and the drop-in against jnp.fft (what enable() gains)."""
-    against_all = [Ratio(OURS_ALL_CORES, label) for label in labels if label != OURS_ALL_CORES]
-    return against_all + [Ratio(OURS_ONE_THREAD, JNP_FFT), Ratio(DROP_IN, JNP_FFT)]
+    """Ours on the most threads against every other contender; ours on one
+    thread against jnp.fft; the drop-in against jnp.fft (what enable()
+    gains); and ours against FFTW on each thread count both ran with."""
+    top = top_ours(labels)
+    ratios = [Ratio(top, label) for label in labels if label != top]
+    if OURS_ONE_THREAD in labels and OURS_ONE_THREAD != top:
+        ratios.append(Ratio(OURS_ONE_THREAD, JNP_FFT))
+    ratios.append(Ratio(DROP_IN, JNP_FFT))
+    for ours in ours_labels(labels):
+        fftw = "fftw-" + ours.split("-", 1)[1]
+        if fftw in labels and ours != top:
+            ratios.append(Ratio(ours, fftw))
+    return ratios
 
 
 def format_seconds(seconds: float) -> str:
@@ -106,16 +126,17 @@ def format_table(results: list[RowResult], labels: list[str]) -> str:
                  + "".join(f"{means[ratio.header]:.2f}".rjust(RATIO_COLUMN_WIDTH) for ratio in ratios))
     lines.append("")
     lines.append("ratios are median times: below 1 means ours is faster.")
-    for ratio in (Ratio(OURS_ALL_CORES, JNP_FFT), Ratio(OURS_ONE_THREAD, JNP_FFT),
-                  Ratio(DROP_IN, JNP_FFT)):
+    top = top_ours(labels)
+    against_jnp = [Ratio(ours, JNP_FFT) for ours in ours_labels(labels)] + [Ratio(DROP_IN, JNP_FFT)]
+    for ratio in against_jnp:
         slower = [result for result in results if ratio.of(result) > 1.0]
         lines.append(f"{ratio.numerator} slower than {JNP_FFT} in {len(slower)} of {len(results)} rows"
                      + (":" if slower else "."))
         lines += [f"  {result.row.name} ({ratio.of(result):.2f}x)" for result in slower]
     faulting = [result for result in results
-                if result.timings[OURS_ALL_CORES].median_page_faults >= FAULTS_WORTH_SHOWING]
+                if result.timings[top].median_page_faults >= FAULTS_WORTH_SHOWING]
     if faulting:
-        lines.append(f"page faults per call (median) where {OURS_ALL_CORES} took "
+        lines.append(f"page faults per call (median) where {top} took "
                      f"{FAULTS_WORTH_SHOWING} or more (first touches of fresh output memory):")
         lines += [f"  {result.row.name}: "
                   + ", ".join(f"{label} {result.timings[label].median_page_faults:.0f}"
@@ -146,12 +167,27 @@ def _cpu_model() -> str:
     return platform.processor()
 
 
+def _caches() -> dict[str, str]:
+    """CPU 0's caches by level and type, e.g. {"L1d": "48K", "L2": "2048K"}
+    (Linux sysfs; empty elsewhere)."""
+    caches = {}
+    for index in sorted(glob.glob("/sys/devices/system/cpu/cpu0/cache/index*")):
+        try:
+            level, kind, size = (pathlib.Path(index, name).read_text().strip()
+                                 for name in ("level", "type", "size"))
+        except OSError:
+            continue
+        caches[f"L{level}" + {"Data": "d", "Instruction": "i"}.get(kind, "")] = size
+    return caches
+
+
 def machine_info() -> dict[str, Any]:
     return {
         "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "cpu_count": os.cpu_count(),
         "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "cpu_model": _cpu_model(),
+        "caches": _caches(),
         "platform": platform.platform(),
         "python": platform.python_version(),
         "xla_flags": os.environ.get("XLA_FLAGS", ""),
@@ -162,13 +198,21 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+def machine_line(machine: dict[str, Any], threads: tuple[int, ...]) -> str:
+    """One line naming the machine and the thread counts, atop every table."""
+    caches = ", ".join(f"{level} {size}" for level, size in machine["caches"].items())
+    return (f"machine: {machine['cpu_model']}, {machine['usable_cores']} usable cores"
+            f"{'; ' + caches if caches else ''}; threads {', '.join(map(str, threads))}")
+
+
 def to_json(results: list[RowResult], labels: list[str], plan: TimingPlan,
             quick: bool, reuse_memory: bool, wall_seconds: float,
-            machine: dict[str, Any]) -> dict[str, Any]:
+            machine: dict[str, Any], threads: tuple[int, ...]) -> dict[str, Any]:
     ratios = ratios_for(labels)
     return {
         "machine": machine,
         "settings": {"quick": quick, "reuse_memory": reuse_memory, "contenders": labels,
+                     "threads": list(threads),
                      "timing": dataclasses.asdict(plan)},
         "wall_seconds": wall_seconds,
         "rows": [

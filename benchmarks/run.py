@@ -1,7 +1,7 @@
 """Runs the FFT benchmark suite and writes the table, a JSON file and a plot.
 
     python benchmarks/run.py [--quick] [--out DIR] [--only TEXT ...] [--jnp-single-thread]
-                             [--reuse-memory]
+                             [--reuse-memory] [--threads N ...]
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ import jax
 import numpy as np
 from tqdm import tqdm
 
-from contenders import all_contenders
+from contenders import ALL_CORES, all_contenders
 from measure import RowResult, run_row
 from plot import plot_throughput
-from report import format_table, machine_info, to_json
+from report import format_table, machine_info, machine_line, to_json
 from suite import full_suite, quick_suite
 from timing import FULL_PLAN, QUICK_PLAN
 
@@ -48,6 +48,9 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--jnp-single-thread", action="store_true",
                         help="run jnp.fft on one thread (XLA flag " + jnp_threads.SINGLE_THREAD_FLAG + "), "
                              "to compare it with ours-1t; the column is then named jnp.fft-1t")
+    parser.add_argument("--threads", nargs="+", type=int, metavar="N",
+                        help="thread counts for ours, scipy and FFTW, e.g. --threads 1 2 16 "
+                             "(default: 1 and every core)")
     parser.add_argument("--reuse-memory", action="store_true",
                         help="have glibc serve every contender's memory from its heap and keep "
                              "it, so that no output is fresh memory (see benchmarks/allocator.py)")
@@ -70,7 +73,8 @@ def main() -> int:
     if arguments.only:
         rows = [row for row in rows if any(text in row.name for text in arguments.only)]
     plan = QUICK_PLAN if arguments.quick else FULL_PLAN
-    contenders = all_contenders()
+    threads = tuple(sorted(set(arguments.threads or (1, ALL_CORES))))
+    contenders = all_contenders(threads)
     labels = [contender.label for contender in contenders]
     rng = np.random.default_rng(SEED)
     machine = machine_info()
@@ -86,7 +90,7 @@ def main() -> int:
         results.append(result)
     wall_seconds = time.perf_counter() - started
 
-    table = format_table(results, labels)
+    table = machine_line(machine, threads) + "\n" + format_table(results, labels)
     if arguments.reuse_memory:
         table = "memory: --reuse-memory (glibc heap only, freed memory kept)\n" + table
     print(table)
@@ -95,7 +99,7 @@ def main() -> int:
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     stem = arguments.out / f"fft-bench-{stamp}{'-quick' if arguments.quick else ''}"
     document = to_json(results, labels, plan, arguments.quick, arguments.reuse_memory,
-                       wall_seconds, machine)
+                       wall_seconds, machine, threads)
     stem.with_suffix(".json").write_text(json.dumps(document, indent=1) + "\n")
     stem.with_suffix(".txt").write_text(table + "\n")
     plot_throughput(results, labels, stem.with_suffix(".png"))
