@@ -222,19 +222,13 @@ EDGE_CASES_ND = (
 )
 
 
-@X64
-@pytest.mark.parametrize("kwargs", EDGE_CASES_1D, ids=[str(k) for k in EDGE_CASES_1D])
-@pytest.mark.parametrize("name", ONE_D)
-def test_edge_arguments_1d(name, kwargs, x64_on, rng):
-    with jax.enable_x64(x64_on):
-        x = make(rng, (3, 6), np.float32 if name in REAL_INPUT else np.complex64)
-        assert_same_outcome(name, x, kwargs)
+EDGE_CASES = ([(name, kwargs) for name in ONE_D for kwargs in EDGE_CASES_1D]
+              + [(name, kwargs) for name in N_D for kwargs in EDGE_CASES_ND])
 
 
 @X64
-@pytest.mark.parametrize("kwargs", EDGE_CASES_ND, ids=[str(k) for k in EDGE_CASES_ND])
-@pytest.mark.parametrize("name", N_D)
-def test_edge_arguments_nd(name, kwargs, x64_on, rng):
+@pytest.mark.parametrize("name,kwargs", EDGE_CASES, ids=[f"{n}-{k}" for n, k in EDGE_CASES])
+def test_edge_arguments(name, kwargs, x64_on, rng):
     with jax.enable_x64(x64_on):
         x = make(rng, (3, 6), np.float32 if name in REAL_INPUT else np.complex64)
         assert_same_outcome(name, x, kwargs)

@@ -8,6 +8,8 @@
 #include <memory>
 
 #include "cache/plan_cache.h"
+#include "cpu/cpu_plan.h"
+#include "cpu/cpu_planner.h"
 #include "spec/transform_spec.h"
 
 namespace jax_apple_fft {
@@ -21,6 +23,10 @@ class CpuTransform {
   // must not overlap unless they are the same buffer for a C2C transform.
   virtual void execute(const void* in, void* out, PlanCache& cache) const = 0;
   virtual const TransformSpec& spec() const = 0;
+  // The passes it runs (cpu_plan.h).
+  virtual const CpuPlan& plan() const = 0;
+  // What the planner is told about this build and machine, for `threads` workers.
+  static CpuMachine machine(Precision precision, std::int64_t threads);
 };
 
 }  // namespace jax_apple_fft

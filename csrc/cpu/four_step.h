@@ -5,38 +5,19 @@
 // element (k1, j2) by w^(k1 * j2) (w = exp(-2 pi i / n)), then transforming every
 // row gives X[k1 + rows * k2] at (k1, k2). Both passes run on lines of about
 // sqrt(n) that stay in cache, and one long line spreads over every thread.
-// Included by cpu_transform.cc only.
+// The split itself is the planner's (cpu_planner.h). Included by
+// line_kernels.h only.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "cache/plan_cache.h"
+#include "cpu/cpu_plan.h"
 #include "cpu/line_plans.h"
 #include "ducc0/math/unity_roots.h"
 
 namespace jax_apple_fft {
-
-// Neither factor may be shorter than this: a thin matrix gains nothing.
-constexpr std::int64_t kFourStepMinFactor = 16;
-
-struct FourStepSplit {
-  std::int64_t rows, columns;  // rows <= columns, rows * columns = n
-};
-
-// The most square split of n, if n is at least min_length and has one.
-// Lengths beyond kMaxLineLength are not split: their line plan refuses them.
-inline std::optional<FourStepSplit> four_step_split(std::int64_t n, std::int64_t min_length) {
-  if (n < min_length || n > kMaxLineLength) return std::nullopt;
-  auto rows = static_cast<std::int64_t>(std::sqrt(static_cast<double>(n)));
-  while (rows * rows > n) --rows;
-  while ((rows + 1) * (rows + 1) <= n) ++rows;
-  for (; rows >= kFourStepMinFactor; --rows)
-    if (n % rows == 0) return FourStepSplit{rows, n / rows};
-  return std::nullopt;
-}
 
 // The twiddles between the two passes, exp(-2 pi i k1 j2 / n) at
 // k1 * columns + j2, rounded once from double-precision roots.

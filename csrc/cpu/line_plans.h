@@ -1,6 +1,6 @@
-// One-dimensional line plans as cache entries. This header is included
-// by cpu_transform.cc only: it is where the pocketfft templates are
-// instantiated for float and double (our own instantiation unit).
+// One-dimensional line plans as cache entries. Included (through
+// line_kernels.h) by cpu_transform.cc only: it is where the pocketfft
+// templates are instantiated for float and double.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cache/plan_cache.h"
+#include "cpu/cpu_plan.h"
 #include "cpu/rader.h"
 #include "ducc0/fft/fft1d_impl.h"
 
@@ -73,10 +74,6 @@ template <class T>
 PlanKey line_plan_key(bool real, std::int64_t n, bool single_line) {
   return PlanKey{"cpu.line", {sizeof(T), real ? 1 : 0, n, single_line ? 1 : 0}};
 }
-
-// Longer lines could not be held in memory anyway; refusing them up front
-// keeps a bad length from costing gigabytes of twiddles before failing.
-constexpr std::int64_t kMaxLineLength = std::int64_t(1) << 36;
 
 template <class Engine, class T>
 std::shared_ptr<const LinePlan<Engine>> get_line_plan(PlanCache& cache, bool real,

@@ -1,0 +1,64 @@
+// The CPU backend's plan as a plain value: the passes of one transform, what
+// each does, with which lane width, grain and split. cpu_planner.h builds it
+// without touching memory or threads; cpu_transform.cc runs it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jax_apple_fft {
+
+// Longer lines could not be held in memory anyway; refusing them up front
+// keeps a bad length from costing gigabytes of twiddles before failing.
+constexpr std::int64_t kMaxLineLength = std::int64_t(1) << 36;
+
+enum class LineOp { kComplex, kRealToComplex, kComplexToReal };
+enum class Buffer { kInput, kOutput, kTemp };
+
+// A line of n = rows * columns points as a rows x columns matrix (four_step.h).
+struct FourStepSplit {
+  std::int64_t rows, columns;  // rows <= columns
+};
+
+// One pass: every line along `axis` of `shape` (all other indices), read
+// from `src` and written to `dst` with the given element strides.
+struct CpuPass {
+  LineOp op = LineOp::kComplex;
+  Buffer src = Buffer::kInput, dst = Buffer::kOutput;
+  std::vector<std::int64_t> shape, src_strides, dst_strides;
+  std::int64_t axis = 0;
+  std::int64_t n = 1;  // transform length (the real length for real ops)
+  bool last = false;   // applies the transform's scale, may stream its stores
+  // The column pass of a four-step split multiplies by its twiddles on the
+  // way out.
+  std::optional<FourStepSplit> twiddled;
+
+  std::size_t lanes = 1;  // widest SIMD group: lines transformed at once
+  std::size_t bunch = 1;  // SIMD groups gathered and scattered together
+  // pocketfft line plans the pass runs: one laid out for SIMD groups, and
+  // one for lines one at a time (for lines beyond whole groups), which
+  // vectorises inside the line where `single_in_line` says so.
+  bool lane_plan = false;
+  bool single_plan = false;
+  bool single_in_line = false;
+  // Scratch of one SIMD group, in vectors of `lanes` complex values.
+  std::size_t group_scratch = 0;
+  std::int64_t tasks = 1;            // the pass is cut into this many tasks
+  std::int64_t groups_per_task = 1;  // of this many SIMD groups each
+
+  std::int64_t lines() const;
+  bool contiguous() const { return src_strides[axis] == 1 && dst_strides[axis] == 1; }
+};
+
+struct CpuPlan {
+  std::vector<CpuPass> passes;
+  std::int64_t temp_elements = 0;  // complex elements of the temporary buffer
+
+  // One line per pass, for tests and debugging.
+  std::string describe() const;
+};
+
+}  // namespace jax_apple_fft

@@ -1,0 +1,261 @@
+#include "cpu/cpu_planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace jax_apple_fft {
+
+std::int64_t CpuPass::lines() const {
+  std::int64_t count = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (static_cast<std::int64_t>(d) != axis) count *= shape[d];
+  return count;
+}
+
+std::string CpuPlan::describe() const {
+  static const char* const kOps[] = {"c2c", "r2c", "c2r"};
+  static const char* const kBuffers[] = {"input", "output", "temp"};
+  std::ostringstream out;
+  for (const CpuPass& p : passes) {
+    out << kOps[static_cast<int>(p.op)] << " axis " << p.axis << " n " << p.n << " lines "
+        << p.lines() << " " << kBuffers[static_cast<int>(p.src)] << "->"
+        << kBuffers[static_cast<int>(p.dst)] << " lanes " << p.lanes << " bunch " << p.bunch
+        << " tasks " << p.tasks << "x" << p.groups_per_task;
+    if (p.twiddled) out << " twiddled " << p.twiddled->rows << "x" << p.twiddled->columns;
+    if (p.last) out << " last";
+    out << "\n";
+  }
+  out << "temp " << temp_elements << "\n";
+  return out.str();
+}
+
+bool CpuMachine::lane_width_exists(std::size_t lanes) const {
+  if (lanes == 1) return true;
+  if (lanes == simd_lanes) return simd_lanes > 1;
+  if (lanes == simd_lanes / 2) return half_width;
+  if (lanes == simd_lanes / 4) return quarter_width;
+  return false;
+}
+
+std::size_t CpuMachine::narrowest_group(std::size_t lanes) const {
+  std::size_t narrowest = lanes;
+  for (std::size_t width : {simd_lanes / 2, simd_lanes / 4})
+    if (width > 1 && width <= lanes && lane_width_exists(width)) narrowest = width;
+  return narrowest;
+}
+
+std::optional<FourStepSplit> four_step_split(std::int64_t n, std::int64_t min_length) {
+  if (n < min_length || n > kMaxLineLength) return std::nullopt;
+  auto rows = static_cast<std::int64_t>(std::sqrt(static_cast<double>(n)));
+  while (rows * rows > n) --rows;
+  while ((rows + 1) * (rows + 1) <= n) ++rows;
+  for (; rows >= kFourStepMinFactor; --rows)
+    if (n % rows == 0) return FourStepSplit{rows, n / rows};
+  return std::nullopt;
+}
+
+// Many small tasks from a shared counter: a thread the machine slows down
+// leaves its share to the others.
+std::int64_t task_count(std::int64_t lines, std::int64_t n, std::int64_t threads) {
+  if (threads <= 1) return 1;
+  return std::max<std::int64_t>(1, lines * n / kMinElementsPerTask);
+}
+
+std::int64_t busy_threads(std::int64_t lines, std::int64_t n, std::int64_t threads) {
+  return std::min(task_count(lines, n, threads), std::max<std::int64_t>(threads, 1));
+}
+
+std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> strides(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+namespace {
+
+// How many lines in a row of a pass start one element after another, in
+// the source and the destination alike: the dimensions other than the
+// axis, innermost first, for as long as they are dense on both sides.
+std::int64_t neighbour_run(const CpuPass& pass) {
+  std::int64_t run = 1;
+  for (std::size_t d = pass.shape.size(); d-- > 0;) {
+    if (static_cast<std::int64_t>(d) == pass.axis || pass.shape[d] == 1) continue;
+    if (pass.src_strides[d] != run || pass.dst_strides[d] != run) break;
+    run *= pass.shape[d];
+  }
+  return run;
+}
+
+class Planner {
+ public:
+  Planner(const TransformSpec& spec, const CpuMachine& machine, const LinePlanSizer& sizer)
+      : spec_(spec), machine_(machine), sizer_(sizer), in_strides_(dense_strides(spec.in_shape)),
+        out_strides_(dense_strides(spec.out_shape)) {}
+
+  CpuPlan plan() {
+    if (spec_.empty()) return std::move(plan_);
+    const std::size_t axes = spec_.axes.size();
+    switch (spec_.kind) {
+      case TransformKind::kC2C:
+        for (std::size_t i = 0; i < axes; ++i)
+          complex_pass(spec_.axes[i], i == 0 ? Buffer::kInput : Buffer::kOutput, Buffer::kOutput);
+        break;
+      case TransformKind::kR2C:
+        real_pass(LineOp::kRealToComplex, Buffer::kInput, Buffer::kOutput);
+        for (std::size_t i = 0; i + 1 < axes; ++i)
+          complex_pass(spec_.axes[i], Buffer::kOutput, Buffer::kOutput);
+        break;
+      case TransformKind::kC2R:
+        // Complex passes first, into a temporary: XLA's input is read-only.
+        if (axes > 1) {
+          plan_.temp_elements = 1;
+          for (std::int64_t d : spec_.in_shape) plan_.temp_elements *= d;
+        }
+        for (std::size_t i = 0; i + 1 < axes; ++i)
+          complex_pass(spec_.axes[i], i == 0 ? Buffer::kInput : Buffer::kTemp, Buffer::kTemp);
+        real_pass(LineOp::kComplexToReal, axes > 1 ? Buffer::kTemp : Buffer::kInput,
+                  Buffer::kOutput);
+        break;
+    }
+    plan_.passes.back().last = true;
+    return std::move(plan_);
+  }
+
+ private:
+  const std::vector<std::int64_t>& shape_of(Buffer b) const {
+    return b == Buffer::kOutput ? spec_.out_shape : spec_.in_shape;
+  }
+  const std::vector<std::int64_t>& strides_of(Buffer b) const {
+    return b == Buffer::kOutput ? out_strides_ : in_strides_;
+  }
+  CpuPass pass(LineOp op, Buffer src, Buffer dst, std::int64_t axis, std::int64_t n) const {
+    CpuPass p;
+    p.op = op;
+    p.src = src;
+    p.dst = dst;
+    p.shape = shape_of(dst);
+    p.src_strides = strides_of(src);
+    p.dst_strides = strides_of(dst);
+    p.axis = axis;
+    p.n = n;
+    return p;
+  }
+
+  // A long contiguous complex axis runs as columns into the temporary
+  // (twiddled on the way out), then rows from there into place.
+  void complex_pass(std::int64_t axis, Buffer src, Buffer dst) {
+    CpuPass whole = pass(LineOp::kComplex, src, dst, axis, spec_.in_shape[axis]);
+    const bool temp_free = src != Buffer::kTemp && dst != Buffer::kTemp;
+    const auto split = four_step_split(whole.n, kFourStepMinLength);
+    if (!(temp_free && whole.contiguous() && split)) return add(std::move(whole));
+    const auto view = [&](std::vector<std::int64_t> v, std::int64_t outer, std::int64_t inner) {
+      v[axis] = outer;
+      v.insert(v.begin() + axis + 1, inner);
+      return v;
+    };
+    const std::vector<std::int64_t> matrix = view(whole.shape, split->rows, split->columns);
+    const std::vector<std::int64_t> temp_strides = dense_strides(matrix);
+    CpuPass columns = whole;
+    columns.dst = Buffer::kTemp;
+    columns.shape = matrix;
+    columns.src_strides = view(whole.src_strides, split->columns, 1);
+    columns.dst_strides = temp_strides;
+    columns.n = split->rows;
+    columns.twiddled = split;
+    CpuPass rows = whole;
+    rows.src = Buffer::kTemp;
+    rows.shape = matrix;
+    rows.src_strides = temp_strides;
+    rows.dst_strides = view(whole.dst_strides, 1, split->rows);
+    rows.axis = axis + 1;
+    rows.n = split->columns;
+    plan_.temp_elements = std::max(plan_.temp_elements, columns.lines() * columns.n);
+    add(std::move(columns));
+    add(std::move(rows));
+  }
+
+  void real_pass(LineOp op, Buffer src, Buffer dst) {
+    const std::int64_t axis = spec_.axes.back();
+    add(pass(op, src, dst, axis, spec_.length(axis)));
+  }
+
+  void add(CpuPass p) {
+    choose_lanes(p);
+    p.bunch = choose_bunch(p);
+    const std::int64_t lines = p.lines();
+    const std::int64_t width = static_cast<std::int64_t>(p.lanes);
+    const std::int64_t groups = (lines + width - 1) / width;
+    p.tasks = std::min<std::int64_t>(groups, task_count(lines, p.n, machine_.threads));
+    p.groups_per_task = (groups + p.tasks - 1) / p.tasks;
+    plan_.passes.push_back(std::move(p));
+  }
+
+  // The widest SIMD group that leaves a group for every thread the pass
+  // keeps busy. Contiguous lines whose widest group would overflow half of
+  // L2 while one line fits run one at a time (complex, and real float64;
+  // real float32 lines lost that way).
+  void choose_lanes(CpuPass& p) {
+    const bool real = p.op != LineOp::kComplex;
+    const std::int64_t lines = p.lines();
+    const std::int64_t threads = busy_threads(lines, p.n, machine_.threads);
+    std::size_t lanes = machine_.simd_lanes;
+    while (lanes > 1 && !(machine_.lane_width_exists(lanes) &&
+                          static_cast<std::int64_t>(lanes) * threads <= lines))
+      lanes /= 2;
+    // A line's data plus pocketfft's buffer of the same size.
+    const std::size_t value_bytes = real ? machine_.value_bytes : 2 * machine_.value_bytes;
+    auto fits_half_l2 = [&](std::size_t l) {
+      return 2 * static_cast<std::size_t>(p.n) * l * value_bytes <= machine_.l2_bytes / 2;
+    };
+    const bool single_may_win = !real || machine_.value_bytes == 8;
+    if (single_may_win && p.contiguous() && !fits_half_l2(lanes) && fits_half_l2(1)) lanes = 1;
+    p.lanes = lanes;
+    const std::size_t narrowest = machine_.narrowest_group(lanes);
+    p.lane_plan = lanes > 1;
+    p.single_plan = narrowest == 1 || lines % static_cast<std::int64_t>(narrowest) != 0;
+    p.single_in_line = p.n >= 300 && p.n % 4 == 0;  // pocketfft's own rule
+    const std::size_t pass_index = plan_.passes.size();
+    std::size_t bufsize = 0;
+    if (p.lane_plan)
+      bufsize = std::max(bufsize, sizer_({pass_index, true, real, p.n, false}));
+    if (p.single_plan)
+      bufsize = std::max(bufsize, sizer_({pass_index, false, real, p.n, p.single_in_line}));
+    const std::size_t length = static_cast<std::size_t>(p.n);
+    p.group_scratch = real ? (length + bufsize + 1) / 2 : 2 * length + bufsize;
+  }
+
+  // Strided lines are gathered several SIMD groups at a time, so that memory
+  // moves in runs of several cache lines; the groups' scratch stays within
+  // half of L2, every busy thread keeps a bunch, and real lines are bunched
+  // only where the groups lie side by side (bunches across a narrow last
+  // axis lost for them, and gained for complex lines).
+  std::size_t choose_bunch(const CpuPass& p) const {
+    if (p.contiguous() || p.lanes == 1) return 1;
+    const std::int64_t lines = p.lines();
+    const std::size_t group_bytes = p.group_scratch * p.lanes * 2 * machine_.value_bytes;
+    const std::int64_t busy = busy_threads(lines, p.n, machine_.threads);
+    const std::int64_t run = p.op == LineOp::kComplex ? lines : neighbour_run(p);
+    std::size_t bunch = kMaxBunch;
+    while (bunch > 1 && (bunch * group_bytes > machine_.l2_bytes / 2 ||
+                         static_cast<std::int64_t>(bunch * p.lanes) * busy > lines ||
+                         static_cast<std::int64_t>(bunch * p.lanes) > run))
+      bunch /= 2;
+    return bunch;
+  }
+
+  const TransformSpec& spec_;
+  const CpuMachine& machine_;
+  const LinePlanSizer& sizer_;
+  std::vector<std::int64_t> in_strides_, out_strides_;
+  CpuPlan plan_;
+};
+
+}  // namespace
+
+CpuPlan plan_cpu_transform(const TransformSpec& spec, const CpuMachine& machine,
+                           const LinePlanSizer& sizer) {
+  return Planner(spec, machine, sizer).plan();
+}
+
+}  // namespace jax_apple_fft

@@ -1,0 +1,69 @@
+// The CPU planner: from a transform spec and what the machine offers to a
+// CpuPlan. Pure: it runs nothing and allocates nothing but the plan; the
+// sizes of pocketfft's line buffers come from the caller.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "cpu/cpu_plan.h"
+#include "spec/transform_spec.h"
+
+namespace jax_apple_fft {
+
+// L2 per core of the machine the planner's rules were measured on.
+constexpr std::size_t kMeasuredL2Bytes = std::size_t(2) << 20;
+
+// What the planner needs to know of the machine and the cache.
+struct CpuMachine {
+  std::size_t value_bytes = 8;  // sizeof the real type: 4 or 8
+  std::size_t simd_lanes = 1;   // values per native SIMD vector
+  // Whether SIMD groups of simd_lanes / 2 and simd_lanes / 4 lines exist.
+  bool half_width = false;
+  bool quarter_width = false;
+  std::int64_t threads = 1;  // the cache's worker threads
+  std::size_t l2_bytes = kMeasuredL2Bytes;
+
+  bool lane_width_exists(std::size_t lanes) const;
+  // The narrowest group the driver runs for a pass whose widest is `lanes`.
+  std::size_t narrowest_group(std::size_t lanes) const;
+};
+
+// A pocketfft line plan the planner chose, and where: the caller resolves
+// it (through the PlanCache) and returns its buffer size in values.
+struct LinePlanChoice {
+  std::size_t pass;
+  bool lane_layout;  // the plan for SIMD groups; else for one line at a time
+  bool real;
+  std::int64_t n;
+  bool in_line;  // pocketfft's layout that vectorises inside one line
+};
+using LinePlanSizer = std::function<std::size_t(const LinePlanChoice&)>;
+
+// Complex lines of at least this many points run as two passes (four-step).
+constexpr std::int64_t kFourStepMinLength = std::int64_t(1) << 16;
+// Neither factor of a four-step split may be shorter than this.
+constexpr std::int64_t kFourStepMinFactor = 16;
+// Most SIMD groups gathered together.
+constexpr std::size_t kMaxBunch = 8;
+// A pass is cut into tasks of at least this many complex elements.
+constexpr std::int64_t kMinElementsPerTask = std::int64_t(1) << 17;
+
+// The most square split of n, if n is at least min_length and has one.
+std::optional<FourStepSplit> four_step_split(std::int64_t n, std::int64_t min_length);
+
+// How many tasks a pass of `lines` lines of length n is cut into, and how
+// many threads it keeps busy.
+std::int64_t task_count(std::int64_t lines, std::int64_t n, std::int64_t threads);
+std::int64_t busy_threads(std::int64_t lines, std::int64_t n, std::int64_t threads);
+
+std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape);
+
+// The plan of `spec` (which must pass spec.check()). Calls `sizer` once for
+// every line plan a pass needs, in pass order.
+CpuPlan plan_cpu_transform(const TransformSpec& spec, const CpuMachine& machine,
+                           const LinePlanSizer& sizer);
+
+}  // namespace jax_apple_fft

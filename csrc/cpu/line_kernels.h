@@ -1,0 +1,455 @@
+// The line kernels of the CPU backend: gathering a bunch of lines from
+// strided memory into SIMD groups, transforming them with pocketfft line
+// plans, and scattering them back (plain, paired or streaming stores).
+// Included by cpu_transform.cc only.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+#include "cpu/cpu_plan.h"
+#include "cpu/cpu_planner.h"
+#include "cpu/four_step.h"
+#include "cpu/lane_tiles.h"
+#include "cpu/line_plans.h"
+#include "cpu/stream_copy.h"
+
+namespace jax_apple_fft {
+
+using ducc::Cmplx;
+
+// Which stores of the last pass stream (see stream_copy.h): single lines
+// copied out whole, and tiles of SIMD groups.
+struct Streaming {
+  bool lines = false;
+  bool tiles = false;
+};
+
+// The line plans and twiddles of one pass, resolved through the PlanCache.
+template <class T>
+struct PassPlans {
+  std::shared_ptr<const LinePlan<ComplexEngine<T>>> complex_lanes, complex_single;
+  std::shared_ptr<const LinePlan<RealEngine<T>>> real_lanes, real_single;
+  std::shared_ptr<const FourStepTwiddles<T>> twiddles;
+};
+
+// What one task needs to transform its range of lines.
+template <class T>
+struct TaskLines {
+  const CpuPass& pass;
+  const PassPlans<T>& plans;
+  const void* src;
+  void* dst;
+  void* scratch;
+  T fct;
+  bool forward;
+  Streaming stream;  // none but in the last pass
+};
+
+// Walks the lines of one pass: every index of the dimensions other than the
+// pass axis, in row-major order, tracking source and destination offsets.
+class LineWalker {
+ public:
+  LineWalker(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& src_strides,
+             const std::vector<std::int64_t>& dst_strides, std::int64_t axis) {
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      if (static_cast<std::int64_t>(d) == axis) continue;
+      extent_.push_back(shape[d]);
+      src_step_.push_back(src_strides[d]);
+      dst_step_.push_back(dst_strides[d]);
+    }
+    index_.assign(extent_.size(), 0);
+  }
+  std::int64_t lines() const {
+    std::int64_t n = 1;
+    for (std::int64_t e : extent_) n *= e;
+    return n;
+  }
+  void seek(std::int64_t line) {
+    src_ = dst_ = 0;
+    for (std::size_t d = extent_.size(); d-- > 0;) {
+      index_[d] = line % extent_[d];
+      line /= extent_[d];
+      src_ += index_[d] * src_step_[d];
+      dst_ += index_[d] * dst_step_[d];
+    }
+  }
+  void next() {
+    for (std::size_t d = extent_.size(); d-- > 0;) {
+      src_ += src_step_[d];
+      dst_ += dst_step_[d];
+      if (++index_[d] < extent_[d]) return;
+      src_ -= index_[d] * src_step_[d];
+      dst_ -= index_[d] * dst_step_[d];
+      index_[d] = 0;
+    }
+  }
+  std::int64_t src() const { return src_; }
+  std::int64_t dst() const { return dst_; }
+
+ private:
+  std::vector<std::int64_t> extent_, src_step_, dst_step_, index_;
+  std::int64_t src_ = 0, dst_ = 0;
+};
+
+// Moves `lanes` values between a plain array and a SIMD vector (or a scalar
+// when V is T). Whole-vector loads and stores: per-lane writes into a SIMD
+// object cost several times more.
+template <class V, class T>
+inline V load_lanes(const T* values) {
+  if constexpr (std::is_same_v<V, T>) return values[0];
+  else return V(values, ducc::element_aligned_tag());
+}
+template <class V, class T>
+inline void store_lanes(const V& v, T* values) {
+  if constexpr (std::is_same_v<V, T>) values[0] = v;
+  else v.copy_to(values, ducc::element_aligned_tag());
+}
+
+// Strided lines defeat the hardware prefetcher: every element of a line is
+// on another page. Asking for the element this far ahead, once per SIMD
+// group (whose lanes share a cache line when the lines are neighbours), hides
+// the latency (a quarter off the four-step passes of long lines).
+constexpr std::int64_t kPrefetchDistance = 8;
+
+// Calls visit(g, i) for elements first <= i < n of every SIMD group g of a
+// bunch whose lines start at base + offsets[g * lanes] with the given
+// element stride.
+// Contiguous lines are visited one after another (a plain loop the compiler
+// vectorises, faster than the bunched order there);
+// strided ones element by element across the bunch, so neighbouring lines
+// are touched together, prefetching ahead.
+template <bool kForWrite, class C, class Visit>
+inline void for_each_in_bunch(C* base, const std::int64_t* offsets, std::int64_t stride,
+                              std::size_t groups, std::size_t lanes, std::int64_t first,
+                              std::int64_t n, const Visit& visit) {
+  if (stride == 1) {
+    for (std::size_t g = 0; g < groups; ++g)
+      for (std::int64_t i = first; i < n; ++i) visit(g, i);
+    return;
+  }
+  if (groups == 1) {  // the same, with the group index known
+    for (std::int64_t i = first; i < n; ++i) {
+      if (i + kPrefetchDistance < n)
+        __builtin_prefetch(base + offsets[0] + (i + kPrefetchDistance) * stride, kForWrite ? 1 : 0);
+      visit(0, i);
+    }
+    return;
+  }
+  for (std::int64_t i = first; i < n; ++i) {
+    if (i + kPrefetchDistance < n)
+      for (std::size_t g = 0; g < groups; ++g)
+        __builtin_prefetch(base + offsets[g * lanes] + (i + kPrefetchDistance) * stride,
+                           kForWrite ? 1 : 0);
+    for (std::size_t g = 0; g < groups; ++g) visit(g, i);
+  }
+}
+
+template <class T>
+class LineKernels {
+ public:
+  // Transforms `groups` SIMD groups of complex lines, first_line onwards
+  // (V is T or a SIMD vector of T). Even a contiguous single line is
+  // transformed in scratch rather than in place in the output: the output is
+  // then written once, in order (a few percent faster for long lines).
+  template <class V, std::size_t lanes>
+  static void transform_complex(const TaskLines<T>& r, std::int64_t first_line,
+                                std::size_t groups, const std::int64_t* src_off,
+                                const std::int64_t* dst_off) {
+    const CpuPass& pass = r.pass;
+    const std::int64_t n = pass.n;
+    const std::int64_t ss = pass.src_strides[pass.axis];
+    const std::int64_t ds = pass.dst_strides[pass.axis];
+    const auto* s = static_cast<const Cmplx<T>*>(r.src);
+    auto* d = static_cast<Cmplx<T>*>(r.dst);
+    const auto& plan = lanes == 1 ? r.plans.complex_single : r.plans.complex_lanes;
+    auto* scratch = static_cast<Cmplx<V>*>(r.scratch);
+    const std::size_t stride = pass.group_scratch;
+    alignas(64) T re[lanes], im[lanes];
+    // Neighbouring lines (along any axis but the last) move as runs of
+    // (re, im) pairs, one run per element (lane_tiles::split_pairs).
+    // Faster than value by value, most in the four-step passes.
+    const bool src_neighbours = ss != 1 && neighbours<lanes>(src_off, groups);
+    const bool dst_neighbours = ds != 1 && neighbours<lanes>(dst_off, groups);
+    auto gather = [&](std::size_t g, std::int64_t i) {
+      const std::int64_t* off = src_off + g * lanes;
+      if (src_neighbours)
+        return lane_tiles::split_pairs<T, lanes>(values_of(s + off[0] + i * ss),
+                                                 values_of(scratch + g * stride + i));
+      for (std::size_t j = 0; j < lanes; ++j) {
+        const Cmplx<T>& x = s[off[j] + i * ss];
+        re[j] = x.r;
+        im[j] = x.i;
+      }
+      scratch[g * stride + i] = Cmplx<V>(load_lanes<V>(re), load_lanes<V>(im));
+    };
+    // Contiguous lines move whole tiles first (lane_tiles.h), then the rest
+    // value by value (a quarter to two fifths faster than value by value).
+    std::int64_t gathered = 0;
+    if (ss == 1)
+      for (std::size_t g = 0; g < groups; ++g)
+        gathered = lane_tiles::gather_values<T, lanes>(
+                       line_values<lanes>(s, src_off + g * lanes).data(), 0, 2 * n,
+                       values_of(scratch + g * stride)) / 2;
+    for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, n, gather);
+    const Cmplx<V>* res[kMaxBunch];
+    for (std::size_t g = 0; g < groups; ++g) {
+      Cmplx<V>* data = scratch + g * stride;
+      res[g] = plan->engine.exec(data, data + n, r.fct, r.forward);
+    }
+    auto put = [&](std::size_t g, std::int64_t i, const Cmplx<V>& x) {
+      const std::int64_t* off = dst_off + g * lanes;
+      if (dst_neighbours)
+        return lane_tiles::join_pairs<T, lanes>(values_of(&x), values_of(d + off[0] + i * ds));
+      store_lanes(x.r, re);
+      store_lanes(x.i, im);
+      for (std::size_t j = 0; j < lanes; ++j) d[off[j] + i * ds] = Cmplx<T>(re[j], im[j]);
+    };
+    if (r.plans.twiddles) {
+      const FourStepTwiddled<V, lanes> twiddled(*r.plans.twiddles, first_line, groups, r.forward);
+      for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, 0, n,
+                              [&](std::size_t g, std::int64_t i) {
+                                put(g, i, twiddled(res[g][i], g, i));
+                              });
+      return;
+    }
+    // A contiguous single line is one run of memory: streamed whole (about
+    // an eighth faster on memory in use).
+    if (lanes == 1 && ds == 1 && r.stream.lines) {
+      for (std::size_t g = 0; g < groups; ++g)
+        stream_copy(d + dst_off[g], res[g], static_cast<std::size_t>(n) * sizeof(Cmplx<T>));
+      return;
+    }
+    // Tiles of up to 4 lines are streamed into the largest outputs (see
+    // kStreamTilesMinBytes); tiles of 8 lines are not: a streaming store
+    // holds a write-combining buffer until its cache line is complete, and
+    // 8 lines at once run out of them.
+    const bool stream_tiles = r.stream.tiles && lanes <= 4;
+    std::int64_t scattered = 0;
+    if (ds == 1)
+      for (std::size_t g = 0; g < groups; ++g)
+        scattered = lane_tiles::scatter_values<T, lanes>(
+                        values_of(res[g]), line_values<lanes>(d, dst_off + g * lanes).data(),
+                        0, 2 * n, stream_tiles) / 2;
+    for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, n,
+                            [&](std::size_t g, std::int64_t i) { put(g, i, res[g][i]); });
+  }
+
+  // Transforms `groups` SIMD groups of real lines (V is T or a SIMD vector
+  // of T). Contiguous lines move whole tiles at a time (lane_tiles.h), then
+  // value by value; strided ones element by element across the bunch, as
+  // runs of values where the lines are neighbours (a little faster), else
+  // value by value. The zero and Nyquist terms, real, are moved apart from
+  // the loops.
+  template <class V, std::size_t lanes>
+  static void transform_real(const TaskLines<T>& r, std::size_t groups,
+                             const std::int64_t* src_off, const std::int64_t* dst_off) {
+    const CpuPass& pass = r.pass;
+    const std::int64_t n = pass.n;
+    const std::int64_t pairs = (n + 1) / 2;  // elements 1 .. pairs - 1 have both parts
+    const std::int64_t ss = pass.src_strides[pass.axis];
+    const std::int64_t ds = pass.dst_strides[pass.axis];
+    alignas(64) T re[lanes], im[lanes];
+    const auto& plan = lanes == 1 ? r.plans.real_single : r.plans.real_lanes;
+    // pocketfft's real layout ("halfcomplex"): r0, r1, i1, r2, i2, ... [, r_{n/2}].
+    V* line[kMaxBunch];  // group_scratch counts complex vectors, two V each
+    for (std::size_t g = 0; g < groups; ++g)
+      line[g] = static_cast<V*>(r.scratch) + g * 2 * pass.group_scratch;
+    // Negates the imaginary parts of a halfcomplex line in scratch.
+    auto conjugate = [n](V* values) {
+      for (std::int64_t k = 1; 2 * k < n; ++k) values[2 * k] = -values[2 * k];
+    };
+    if (pass.op == LineOp::kRealToComplex) {
+      const auto* s = static_cast<const T*>(r.src);
+      auto* d = static_cast<Cmplx<T>*>(r.dst);
+      std::int64_t gathered = 0;
+      if (ss == 1)
+        for (std::size_t g = 0; g < groups; ++g)
+          gathered = lane_tiles::gather_values<T, lanes>(
+              line_values<lanes>(s, src_off + g * lanes).data(), 0, n, values_of(line[g]));
+      if (ss != 1 && neighbours<lanes>(src_off, groups))
+        for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, n,
+                                 [&](std::size_t g, std::int64_t i) {
+                                   line[g][i] = load_lanes<V>(s + src_off[g * lanes] + i * ss);
+                                 });
+      else
+        for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, n,
+                                 [&](std::size_t g, std::int64_t i) {
+                                   for (std::size_t j = 0; j < lanes; ++j)
+                                     re[j] = s[src_off[g * lanes + j] + i * ss];
+                                   line[g][i] = load_lanes<V>(re);
+                                 });
+      const V* res[kMaxBunch];
+      for (std::size_t g = 0; g < groups; ++g) {
+        V* out = plan->engine.exec(line[g], line[g] + n, r.fct, true);
+        // The inverse-sign transform of real data is the conjugate.
+        if (!r.forward) conjugate(out);
+        res[g] = out;
+      }
+      auto put_real = [&](std::size_t g, std::int64_t k, const V& x) {
+        store_lanes(x, re);
+        for (std::size_t j = 0; j < lanes; ++j)
+          d[dst_off[g * lanes + j] + k * ds] = Cmplx<T>(re[j], T(0));
+      };
+      for (std::size_t g = 0; g < groups; ++g) {
+        put_real(g, 0, res[g][0]);
+        if (n % 2 == 0 && n > 1) put_real(g, n / 2, res[g][n - 1]);
+      }
+      // Element k is (res[2k - 1], res[2k]): for contiguous lines, values
+      // 2 .. 2 * pairs of the output line, from vectors 1 .. 2 * pairs - 1.
+      std::int64_t scattered = 1;
+      if (ds == 1 && n > 1)
+        for (std::size_t g = 0; g < groups; ++g)
+          scattered = lane_tiles::scatter_values<T, lanes>(
+                          values_of(res[g] + 1), line_values<lanes>(d, dst_off + g * lanes).data(),
+                          2, 2 * pairs) / 2;
+      if (ds != 1 && neighbours<lanes>(dst_off, groups))
+        for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, pairs,
+                                [&](std::size_t g, std::int64_t k) {
+                                  lane_tiles::join_pairs<T, lanes>(
+                                      values_of(res[g] + 2 * k - 1),
+                                      values_of(d + dst_off[g * lanes] + k * ds));
+                                });
+      else
+        for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, pairs,
+                                [&](std::size_t g, std::int64_t k) {
+                                  store_lanes(res[g][2 * k - 1], re);
+                                  store_lanes(res[g][2 * k], im);
+                                  for (std::size_t j = 0; j < lanes; ++j)
+                                    d[dst_off[g * lanes + j] + k * ds] = Cmplx<T>(re[j], im[j]);
+                                });
+      return;
+    }
+    // Complex to real: pocketfft's backward real transform has the inverse
+    // sign, so a forward-sign C2R conjugates its input first. The imaginary
+    // parts of the zero and Nyquist terms are dropped, as numpy does.
+    const auto* s = static_cast<const Cmplx<T>*>(r.src);
+    auto* d = static_cast<T*>(r.dst);
+    auto take_real = [&](std::size_t g, std::int64_t k) {
+      for (std::size_t j = 0; j < lanes; ++j) re[j] = s[src_off[g * lanes + j] + k * ss].r;
+      return load_lanes<V>(re);
+    };
+    for (std::size_t g = 0; g < groups; ++g) {
+      line[g][0] = take_real(g, 0);
+      if (n % 2 == 0 && n > 1) line[g][n - 1] = take_real(g, n / 2);
+    }
+    std::int64_t gathered = 1;
+    if (ss == 1 && n > 1)
+      for (std::size_t g = 0; g < groups; ++g)
+        gathered = lane_tiles::gather_values<T, lanes>(
+                       line_values<lanes>(s, src_off + g * lanes).data(), 2, 2 * pairs,
+                       values_of(line[g] + 1)) / 2;
+    if (ss != 1 && neighbours<lanes>(src_off, groups))
+      for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, pairs,
+                               [&](std::size_t g, std::int64_t k) {
+                                 lane_tiles::split_pairs<T, lanes>(
+                                     values_of(s + src_off[g * lanes] + k * ss),
+                                     values_of(line[g] + 2 * k - 1));
+                               });
+    else
+      for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, pairs,
+                               [&](std::size_t g, std::int64_t k) {
+                                 for (std::size_t j = 0; j < lanes; ++j) {
+                                   const Cmplx<T>& x = s[src_off[g * lanes + j] + k * ss];
+                                   re[j] = x.r;
+                                   im[j] = x.i;
+                                 }
+                                 line[g][2 * k - 1] = load_lanes<V>(re);
+                                 line[g][2 * k] = load_lanes<V>(im);
+                               });
+    const V* res[kMaxBunch];
+    for (std::size_t g = 0; g < groups; ++g) {
+      if (r.forward) conjugate(line[g]);
+      res[g] = plan->engine.exec(line[g], line[g] + n, r.fct, false);
+    }
+    std::int64_t scattered = 0;
+    if (ds == 1)
+      for (std::size_t g = 0; g < groups; ++g)
+        scattered = lane_tiles::scatter_values<T, lanes>(
+            values_of(res[g]), line_values<lanes>(d, dst_off + g * lanes).data(), 0, n);
+    if (ds != 1 && neighbours<lanes>(dst_off, groups))
+      for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, n,
+                              [&](std::size_t g, std::int64_t i) {
+                                store_lanes(res[g][i], d + dst_off[g * lanes] + i * ds);
+                              });
+    else
+      for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, n,
+                              [&](std::size_t g, std::int64_t i) {
+                                store_lanes(res[g][i], re);
+                                for (std::size_t j = 0; j < lanes; ++j)
+                                  d[dst_off[g * lanes + j] + i * ds] = re[j];
+                              });
+  }
+
+ private:
+  // An element or a vector (complex: re then im) as its values of T.
+  template <class E>
+  static auto values_of(E* element) {
+    using Value = std::conditional_t<std::is_const_v<E>, const T, T>;
+    return reinterpret_cast<Value*>(element);
+  }
+
+  // Where each of `lanes` lines starts, counted in values of T (a complex
+  // element is two), for lane_tiles.h; const lines for const elements.
+  template <std::size_t lanes, class E>
+  static auto line_values(E* base, const std::int64_t* offsets) {
+    std::array<decltype(values_of(base)), lanes> lines;
+    for (std::size_t j = 0; j < lanes; ++j) lines[j] = values_of(base + offsets[j]);
+    return lines;
+  }
+
+  // Whether the lines of every SIMD group start one element apart
+  // (neighbours), for lane_tiles::split_pairs and join_pairs.
+  template <std::size_t lanes>
+  static bool neighbours(const std::int64_t* offsets, std::size_t groups) {
+    if (lanes == 1) return false;
+    for (std::size_t g = 0; g < groups; ++g)
+      for (std::size_t j = 1; j < lanes; ++j)
+        if (offsets[g * lanes + j] != offsets[g * lanes] + static_cast<std::int64_t>(j))
+          return false;
+    return true;
+  }
+
+  // The twiddle factors of a four-step column pass: element i of column c
+  // is multiplied by twiddle (i, c), conjugated for the inverse sign. A SIMD
+  // group's lines are usually neighbouring columns, whose twiddles are side
+  // by side in the table: loaded as a run of pairs.
+  template <class V, std::size_t lanes>
+  class FourStepTwiddled {
+   public:
+    FourStepTwiddled(const FourStepTwiddles<T>& table, std::int64_t first_line,
+                     std::size_t groups, bool forward)
+        : values_(table.values.data()), columns_(table.columns), sign_(forward ? T(1) : T(-1)) {
+      for (std::size_t k = 0; k < groups * lanes; ++k)
+        column_[k] = (first_line + static_cast<std::int64_t>(k)) % columns_;
+      in_order_ = neighbours<lanes>(column_, groups);
+    }
+    Cmplx<V> operator()(const Cmplx<V>& x, std::size_t g, std::int64_t i) const {
+      const Cmplx<T>* row = values_ + i * columns_;
+      const std::int64_t* column = column_ + g * lanes;
+      alignas(64) T w[2 * lanes];
+      if (in_order_) {
+        lane_tiles::split_pairs<T, lanes>(values_of(row + column[0]), w);
+      } else {
+        for (std::size_t j = 0; j < lanes; ++j) {
+          w[j] = row[column[j]].r;
+          w[lanes + j] = row[column[j]].i;
+        }
+      }
+      const V wr = load_lanes<V>(w), wi = load_lanes<V>(w + lanes) * V(sign_);
+      return Cmplx<V>(x.r * wr - x.i * wi, x.r * wi + x.i * wr);
+    }
+
+   private:
+    const Cmplx<T>* values_;
+    std::int64_t columns_;
+    T sign_;
+    std::int64_t column_[kMaxBunch * lanes];
+    bool in_order_;
+  };
+
+};
+
+}  // namespace jax_apple_fft

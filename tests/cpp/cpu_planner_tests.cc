@@ -1,0 +1,192 @@
+// The CPU planner's decisions, on machines described by hand: nothing is
+// transformed and no pocketfft plan is built (a stub gives buffer sizes).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cpu/cpu_planner.h"
+#include "expect.h"
+
+using namespace jax_apple_fft;
+using test_support::expect;
+
+namespace {
+
+// AVX2-like: 8 floats or 4 doubles per vector, half and quarter widths exist.
+CpuMachine machine(std::size_t value_bytes, std::int64_t threads) {
+  CpuMachine m;
+  m.value_bytes = value_bytes;
+  m.simd_lanes = 32 / value_bytes;
+  m.half_width = true;
+  m.quarter_width = value_bytes == 4;
+  m.threads = threads;
+  return m;
+}
+
+TransformSpec spec(TransformKind kind, std::vector<std::int64_t> shape,
+                   std::vector<std::int64_t> axes) {
+  TransformSpec s;
+  s.kind = kind;
+  s.in_shape = s.out_shape = shape;
+  const std::int64_t last = axes.back();
+  if (kind == TransformKind::kR2C) s.out_shape[last] = shape[last] / 2 + 1;
+  if (kind == TransformKind::kC2R) s.in_shape[last] = shape[last] / 2 + 1;
+  s.axes = axes;
+  return s;
+}
+
+struct Recorded {
+  std::vector<LinePlanChoice> choices;
+  CpuPlan plan;
+};
+
+// Buffers as large as the line: roughly pocketfft's.
+Recorded plan_of(const TransformSpec& s, const CpuMachine& m) {
+  Recorded r;
+  r.plan = plan_cpu_transform(s, m, [&](const LinePlanChoice& c) {
+    r.choices.push_back(c);
+    return static_cast<std::size_t>(c.n);
+  });
+  return r;
+}
+
+void test_one_axis_c2c() {
+  const Recorded r = plan_of(spec(TransformKind::kC2C, {512, 4096}, {1}), machine(4, 2));
+  expect(r.plan.passes.size() == 1, "one pass");
+  const CpuPass& p = r.plan.passes[0];
+  expect(p.src == Buffer::kInput && p.dst == Buffer::kOutput && p.last, "input to output, last");
+  expect(p.lanes == 8 && p.bunch == 1, "widest group, contiguous lines unbunched");
+  expect(p.lines() == 512 && p.n == 4096, "512 lines of 4096");
+  // 512 * 4096 / 2^17 = 16 tasks, 64 groups: 4 groups each.
+  expect(p.tasks == 16 && p.groups_per_task == 4, "16 tasks of 4 groups: " + r.plan.describe());
+  expect(p.lane_plan && !p.single_plan, "512 lines fill whole groups: no single-line plan");
+  expect(r.choices.size() == 1 && r.choices[0].lane_layout && !r.choices[0].real,
+         "the sizer asked once, for the lane plan");
+  expect(r.plan.temp_elements == 0, "no temporary");
+}
+
+void test_one_thread_is_one_task() {
+  const Recorded r = plan_of(spec(TransformKind::kC2C, {512, 4096}, {1}), machine(4, 1));
+  expect(r.plan.passes[0].tasks == 1 && r.plan.passes[0].groups_per_task == 64,
+         "one thread: one task of every group");
+}
+
+void test_lone_lines_need_a_single_line_plan() {
+  const Recorded r = plan_of(spec(TransformKind::kC2C, {13, 300}, {1}), machine(4, 1));
+  const CpuPass& p = r.plan.passes[0];
+  // 13 lines: 8 in a group, 4 in a half group, 1 alone (narrowest group is 2).
+  expect(p.lanes == 8 && p.lane_plan && p.single_plan, "13 lines: groups and a lone line");
+  expect(p.single_in_line, "300 points, a multiple of 4: pocketfft vectorises inside the line");
+  expect(r.choices.size() == 2 && !r.choices[1].lane_layout && r.choices[1].in_line,
+         "lane plan, then the in-line single plan");
+}
+
+void test_groups_shrink_to_keep_threads_busy() {
+  // 16 lines, 16 threads: only 16 * n / 2^17 tasks keep threads busy; with
+  // n = 2^15 that is 4 busy threads, so groups of 4 lines (on an L2 large
+  // enough that the group fits, see the next test).
+  CpuMachine m = machine(4, 16);
+  m.l2_bytes = std::size_t(64) << 20;
+  const Recorded r = plan_of(spec(TransformKind::kC2C, {16, 1 << 15}, {1}), m);
+  expect(r.plan.passes[0].lanes == 4, "4 busy threads x 4 lanes = 16 lines: " + r.plan.describe());
+}
+
+void test_four_step_split() {
+  expect(!four_step_split((1 << 16) - 1, kFourStepMinLength), "below the threshold");
+  const auto split = four_step_split(1 << 16, kFourStepMinLength);
+  expect(split && split->rows == 256 && split->columns == 256, "2^16 = 256 x 256");
+  const auto odd = four_step_split(3 << 16, kFourStepMinLength);
+  expect(odd && odd->rows * odd->columns == (3 << 16) && odd->rows <= odd->columns &&
+             odd->rows >= 256,
+         "3 * 2^16: a near-square split");
+  expect(!four_step_split(65537, kFourStepMinLength), "a prime has none");
+  expect(!four_step_split(2 * 65537, kFourStepMinLength), "factors below 16 do not count");
+
+  const Recorded r = plan_of(spec(TransformKind::kC2C, {2, 1 << 20}, {1}), machine(8, 2));
+  expect(r.plan.passes.size() == 2, "a long line runs as two passes");
+  const CpuPass& columns = r.plan.passes[0];
+  const CpuPass& rows = r.plan.passes[1];
+  expect(columns.twiddled && columns.twiddled->rows == 1024 && columns.dst == Buffer::kTemp &&
+             columns.n == 1024 && columns.src_strides[1] == 1024,
+         "columns: strided reads into the temporary, twiddled");
+  expect(!rows.twiddled && rows.src == Buffer::kTemp && rows.dst == Buffer::kOutput &&
+             rows.n == 1024 && rows.last,
+         "rows: from the temporary into place, last");
+  expect(r.plan.temp_elements == 2 << 20, "the temporary holds the whole output");
+  expect(columns.bunch > 1, "strided columns are bunched");
+}
+
+void test_four_step_needs_a_free_temporary() {
+  // C2R's complex passes already run through the temporary: no four-step there.
+  const Recorded r = plan_of(spec(TransformKind::kC2R, {1 << 16, 4}, {0, 1}), machine(8, 2));
+  expect(r.plan.passes.size() == 2 && !r.plan.passes[0].twiddled,
+         "C2R's complex axis in the temporary stays one pass");
+  expect(r.plan.passes[0].src == Buffer::kInput && r.plan.passes[0].dst == Buffer::kTemp &&
+             r.plan.passes[1].src == Buffer::kTemp && r.plan.passes[1].op == LineOp::kComplexToReal,
+         "complex axis into the temporary, then C2R into the output");
+}
+
+void test_real_passes() {
+  const Recorded r2c = plan_of(spec(TransformKind::kR2C, {64, 32, 30}, {0, 2}), machine(4, 2));
+  expect(r2c.plan.passes.size() == 2 && r2c.plan.passes[0].op == LineOp::kRealToComplex &&
+             r2c.plan.passes[0].axis == 2 && r2c.plan.passes[1].op == LineOp::kComplex &&
+             r2c.plan.passes[1].axis == 0 && r2c.plan.passes[1].src == Buffer::kOutput,
+         "R2C: the real axis first, then the complex ones in place in the output");
+  expect(r2c.choices[0].real && !r2c.choices.back().real, "real plan, then complex");
+}
+
+void test_contiguous_lines_overflowing_l2_run_alone() {
+  // c2c float64, n = 2^15: a group of 4 lines (2 MiB of data and buffer)
+  // overflows half of L2 where one line (512 KiB) fits.
+  CpuMachine m = machine(8, 1);
+  expect(plan_of(spec(TransformKind::kC2C, {64, 1 << 15}, {1}), m).plan.passes[0].lanes == 1,
+         "2 MiB L2: float64 lines of 2^15 run one at a time");
+  m.l2_bytes = std::size_t(8) << 20;
+  expect(plan_of(spec(TransformKind::kC2C, {64, 1 << 15}, {1}), m).plan.passes[0].lanes == 4,
+         "8 MiB L2: the whole group fits");
+  // Real float32 lines never give up their group.
+  expect(plan_of(spec(TransformKind::kR2C, {64, 1 << 17}, {1}), machine(4, 1))
+                 .plan.passes[0].lanes == 8,
+         "real float32 lines keep the widest group");
+}
+
+void test_bunches() {
+  // Strided complex lines along axis 0 of 4096 x 256 (float64, 1 thread).
+  const Recorded r = plan_of(spec(TransformKind::kC2C, {4096, 256}, {0}), machine(8, 1));
+  const CpuPass& p = r.plan.passes[0];
+  // A group: (2 * 4096 + 4096) vectors of 4 complex doubles = 768 KiB; two
+  // would overflow half of a 2 MiB L2.
+  expect(p.lanes == 4 && p.bunch == 1, "768 KiB groups: one at a time: " + r.plan.describe());
+  const Recorded small = plan_of(spec(TransformKind::kC2C, {256, 256}, {0}), machine(8, 1));
+  expect(small.plan.passes[0].bunch == kMaxBunch, "48 KiB groups: the largest bunch");
+  // Real lines are bunched only as far as they lie side by side: along
+  // axis 1 of 64 x 256 x w, runs of w lines; groups of 8 lines.
+  const Recorded narrow = plan_of(spec(TransformKind::kR2C, {64, 256, 2}, {1}), machine(4, 1));
+  expect(narrow.plan.passes[0].lanes == 8 && narrow.plan.passes[0].bunch == 1,
+         "real lines in runs of 2: no bunch");
+  const Recorded wide = plan_of(spec(TransformKind::kR2C, {64, 256, 16}, {1}), machine(4, 1));
+  expect(wide.plan.passes[0].bunch == 2, "real lines in runs of 16: bunches of 2 groups of 8");
+  const Recorded complex = plan_of(spec(TransformKind::kC2C, {64, 256, 2}, {1}), machine(4, 1));
+  expect(complex.plan.passes[0].bunch > 1, "complex lines bunch across runs");
+}
+
+void test_empty_spec_has_no_passes() {
+  const Recorded r = plan_of(spec(TransformKind::kC2C, {0, 8}, {1}), machine(4, 2));
+  expect(r.plan.passes.empty() && r.choices.empty(), "nothing to plan");
+}
+
+}  // namespace
+
+int main() {
+  test_one_axis_c2c();
+  test_one_thread_is_one_task();
+  test_lone_lines_need_a_single_line_plan();
+  test_groups_shrink_to_keep_threads_busy();
+  test_four_step_split();
+  test_four_step_needs_a_free_temporary();
+  test_real_passes();
+  test_contiguous_lines_overflowing_l2_run_alone();
+  test_bunches();
+  test_empty_spec_has_no_passes();
+  return test_support::report("cpu_planner_tests");
+}
