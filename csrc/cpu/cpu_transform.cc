@@ -6,7 +6,9 @@
 #include "cpu/cpu_transform.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 
@@ -74,6 +76,19 @@ class CpuTransformImpl final : public CpuTransform {
   const CpuPlan& plan() const override { return plan_; }
 
   void execute(const void* in, void* out, PlanCache& cache) const override {
+    run(in, out, cache, nullptr);
+  }
+
+  CpuProfile profile(const void* in, void* out, PlanCache& cache) const override {
+    CpuProfile profile;
+    const auto start = std::chrono::steady_clock::now();
+    run(in, out, cache, &profile);
+    profile.seconds = seconds_since(start);
+    return profile;
+  }
+
+ private:
+  void run(const void* in, void* out, PlanCache& cache, CpuProfile* profile) const {
     if (spec_.empty()) {
       // An empty input with a non-empty output (length-0 transform) sums nothing.
       std::memset(out, 0, out_count() * out_element_bytes());
@@ -88,11 +103,17 @@ class CpuTransformImpl final : public CpuTransform {
     // Every output element is written: fresh pages may as well be huge ones.
     advise_huge_pages(out, out_bytes);
     ScratchArena::Lease temp = cache.scratch().acquire(temp_bytes());
-    for (std::size_t i = 0; i < plan_.passes.size(); ++i)
-      run_pass(plan_.passes[i], plans_[i], in, out, temp.data(), cache, stream);
+    if (profile) profile->passes.resize(plan_.passes.size());
+    for (std::size_t i = 0; i < plan_.passes.size(); ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      std::optional<PassRecorder> recorder;
+      if (profile) recorder.emplace(profile->passes[i]);
+      run_pass(plan_.passes[i], plans_[i], in, out, temp.data(), cache, stream,
+               recorder ? &*recorder : nullptr);
+      if (profile) profile->passes[i].seconds = seconds_since(start);
+    }
   }
 
- private:
   std::size_t out_count() const {
     std::int64_t count = 1;
     for (std::int64_t d : spec_.out_shape) count *= d;
@@ -106,7 +127,7 @@ class CpuTransformImpl final : public CpuTransform {
   }
 
   void run_pass(const CpuPass& pass, const PassPlans<T>& plans, const void* in, void* out,
-                void* temp, PlanCache& cache, Streaming stream) const {
+                void* temp, PlanCache& cache, Streaming stream, PassRecorder* recorder) const {
     auto pointer = [&](Buffer b) -> void* {
       if (b == Buffer::kInput) return const_cast<void*>(in);
       return b == Buffer::kOutput ? out : temp;
@@ -121,6 +142,7 @@ class CpuTransformImpl final : public CpuTransform {
     const T fct = pass.last ? static_cast<T>(spec_.scale) : T(1);
 
     cache.workers().parallel_for(static_cast<std::size_t>(pass.tasks), [&](std::size_t task) {
+      const auto started = std::chrono::steady_clock::now();
       const std::int64_t first = static_cast<std::int64_t>(task) * pass.groups_per_task * group;
       const std::int64_t end = std::min(lines, first + pass.groups_per_task * group);
       if (first >= end) return;
@@ -138,6 +160,7 @@ class CpuTransformImpl final : public CpuTransform {
       if (pass.lanes >= kLanes / 4) line = run_groups<kLanes / 4>(range, w, line, end);
       run_groups<1>(range, w, line, end);
       if (range.stream.lines || range.stream.tiles) stream_fence();
+      if (recorder) recorder->task_done(seconds_since(started));
     });
   }
 

@@ -9,6 +9,7 @@
 
 #include "cache/plan_cache.h"
 #include "cpu/cpu_plan.h"
+#include "cpu/cpu_profile.h"
 #include "cpu/cpu_planner.h"
 #include "spec/transform_spec.h"
 
@@ -22,6 +23,9 @@ class CpuTransform {
   // `in` and `out` are dense row-major buffers shaped as the spec says; they
   // must not overlap unless they are the same buffer for a C2C transform.
   virtual void execute(const void* in, void* out, PlanCache& cache) const = 0;
+  // execute(), timing each pass and each thread's tasks (a measuring
+  // instrument: it costs a clock read and a lock per task).
+  virtual CpuProfile profile(const void* in, void* out, PlanCache& cache) const = 0;
   virtual const TransformSpec& spec() const = 0;
   // The passes it runs (cpu_plan.h).
   virtual const CpuPlan& plan() const = 0;

@@ -1,6 +1,7 @@
 // The private extension module `jax_apple_fft._core`: FFI capsules for JAX
 // and the PlanCache class that Python owns.
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -87,6 +88,19 @@ nb::dict metal_stats_as_dict(const PlanCache& cache) {
   return d;
 }
 
+using AnyArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
+
+// The spec of a transform described from Python, or ValueError.
+TransformSpec checked_spec(int kind, bool forward, int precision,
+                           const std::vector<std::int64_t>& in_shape,
+                           const std::vector<std::int64_t>& axes,
+                           const std::vector<std::int64_t>& lengths) {
+  auto spec = spec_from_attributes(static_cast<TransformKind>(kind), forward,
+                                   static_cast<Precision>(precision), in_shape, axes, lengths, 1.0);
+  if (!spec.has_value()) throw nb::value_error(spec.error().c_str());
+  return *spec;
+}
+
 // Raises the package's Python exception class `name` (jax_apple_fft.errors
 // defines them all, so that one base class catches every error we raise).
 void raise_package_error(const char* name, const char* message) {
@@ -138,16 +152,62 @@ NB_MODULE(_core, m) {
           "prepare_cpu",
           [](PyPlanCache& c, int kind, bool forward, int precision, std::vector<std::int64_t> in_shape,
              std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths) {
-            auto spec = spec_from_attributes(static_cast<TransformKind>(kind), forward,
-                                             static_cast<Precision>(precision), in_shape, axes,
-                                             lengths, 1.0);
-            if (!spec.has_value()) throw nb::value_error(spec.error().c_str());
+            const TransformSpec spec = checked_spec(kind, forward, precision, in_shape, axes, lengths);
             nb::gil_scoped_release release;
-            CpuTransform::prepare(*spec, c.cache());
+            CpuTransform::prepare(spec, c.cache());
           },
           nb::arg("kind"), nb::arg("forward"), nb::arg("precision"), nb::arg("in_shape"),
           nb::arg("axes"), nb::arg("lengths"),
-          "Builds (or finds) every plan a CPU transform needs, without running it.");
+          "Builds (or finds) every plan a CPU transform needs, without running it.")
+      .def(
+          "describe_cpu",
+          [](PyPlanCache& c, int kind, bool forward, int precision, std::vector<std::int64_t> in_shape,
+             std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths) {
+            const TransformSpec spec = checked_spec(kind, forward, precision, in_shape, axes, lengths);
+            nb::gil_scoped_release release;
+            return CpuTransform::prepare(spec, c.cache())->plan().describe();
+          },
+          nb::arg("kind"), nb::arg("forward"), nb::arg("precision"), nb::arg("in_shape"),
+          nb::arg("axes"), nb::arg("lengths"),
+          "The CPU plan of a transform on this cache's threads, one line per pass.")
+      .def(
+          "profile_cpu",
+          [](PyPlanCache& c, int kind, bool forward, int precision, std::vector<std::int64_t> in_shape,
+             std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths, AnyArray input,
+             AnyArray output) {
+            const TransformSpec spec = checked_spec(kind, forward, precision, in_shape, axes, lengths);
+            const std::size_t real = precision == 0 ? 4 : 8;
+            auto bytes = [&](const std::vector<std::int64_t>& shape, bool complex) {
+              std::size_t count = 1;
+              for (std::int64_t d : shape) count *= static_cast<std::size_t>(d);
+              return count * real * (complex ? 2 : 1);
+            };
+            if (input.nbytes() != bytes(spec.in_shape, spec.kind != TransformKind::kR2C) ||
+                output.nbytes() != bytes(spec.out_shape, spec.kind != TransformKind::kC2R))
+              throw nb::value_error("input and output must hold exactly the transform's tensors");
+            CpuProfile profile;
+            {
+              nb::gil_scoped_release release;
+              auto transform = CpuTransform::prepare(spec, c.cache());
+              profile = transform->profile(input.data(), output.data(), c.cache());
+            }
+            nb::list passes;
+            for (const CpuPassProfile& p : profile.passes) {
+              nb::dict d;
+              d["seconds"] = p.seconds;
+              d["busy_seconds"] = p.busy_seconds;
+              d["tasks"] = p.tasks;
+              passes.append(d);
+            }
+            nb::dict result;
+            result["seconds"] = profile.seconds;
+            result["passes"] = passes;
+            return result;
+          },
+          nb::arg("kind"), nb::arg("forward"), nb::arg("precision"), nb::arg("in_shape"),
+          nb::arg("axes"), nb::arg("lengths"), nb::arg("input"), nb::arg("output"),
+          "Runs a CPU transform on dense C-contiguous buffers (the same one for in place), "
+          "timing each pass and each thread's tasks. A measuring instrument.");
 
   bind_metal(m);
 
