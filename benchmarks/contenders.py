@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import math
 import os
 from collections.abc import Callable
 from types import ModuleType
@@ -17,6 +18,7 @@ import numpy as np
 import scipy.fft
 
 import jax_apple_fft as af
+from jax_apple_fft.frontend.arguments import check_norm, norm_scale
 import jnp_threads
 from suite import Row
 from timing import Runner
@@ -111,6 +113,36 @@ def ours(threads: int) -> Prepare:
     return _jitted(lambda row: numpy_style_transform(af, row, backend="cpu", cache=cache))
 
 
+def native_label(threads: int) -> str:
+    return _with_threads("native", threads, "t")
+
+
+def native(threads: int) -> Prepare:
+    """Our transform alone, out of place on numpy buffers in use, through the
+    library's profiling entry (a measuring instrument; a few microseconds of
+    planning lookups per call): what FFTW's column is compared with."""
+    cache = af.PlanCache(threads=threads)
+
+    def prepare(row: Row, x: np.ndarray) -> Runner:
+        real = np.float32 if row.precision == "f32" else np.float64
+        complex_ = np.complex64 if row.precision == "f32" else np.complex128
+        out_shape = row.shape if row.kind != "r2c" else tuple(
+            n // 2 + 1 if axis == row.axes[-1] else n for axis, n in enumerate(row.shape))
+        out = np.empty(out_shape, real if row.kind == "c2r" else complex_)
+        scale = norm_scale(check_norm(row.norm), math.prod(row.lengths), row.kind == "c2r")
+        arguments = ({"c2c": 0, "r2c": 1, "c2r": 2}[row.kind], row.kind != "c2r",
+                     0 if row.precision == "f32" else 1, list(x.shape), list(row.axes),
+                     list(row.lengths), x, out, scale)
+
+        def run() -> np.ndarray:
+            cache._native.profile_cpu(*arguments)  # the instrument is private to the package
+            return out
+
+        run()
+        return run
+    return prepare
+
+
 def scipy_fft(workers: int) -> Prepare:
     return _eager(lambda row: numpy_style_transform(scipy.fft, row, workers=workers))
 
@@ -150,12 +182,15 @@ def drop_in(threads: int) -> Prepare:
                    drop_in_cache=af.PlanCache(threads=threads))
 
 
-def all_contenders(threads: tuple[int, ...] = (1, ALL_CORES)) -> list[Contender]:
-    """In table order: ours, jnp.fft and the drop-in, numpy, scipy, then
-    FFTW where pyFFTW is installed; the multi-threaded ones once per entry
-    of `threads` (the drop-in at the most)."""
+def all_contenders(threads: tuple[int, ...] = (1, ALL_CORES),
+                   with_native: bool = False) -> list[Contender]:
+    """In table order: ours, ours' transform alone (with `with_native`),
+    jnp.fft and the drop-in, numpy, scipy, then FFTW where pyFFTW is
+    installed; the multi-threaded ones once per entry of `threads` (the
+    drop-in at the most)."""
     return [
         *(Contender(ours_label(t), ours(threads=t)) for t in threads),
+        *(Contender(native_label(t), native(threads=t)) for t in threads if with_native),
         Contender(JNP_FFT, _jitted(lambda row: numpy_style_transform(jnp.fft, row))),
         Contender(DROP_IN, drop_in(threads=max(threads))),
         Contender(NUMPY, _eager(lambda row: numpy_style_transform(np.fft, row))),

@@ -49,7 +49,7 @@ def _short(label: str) -> str:
     if label in SHORT_NAMES:
         return SHORT_NAMES[label]
     name, _, threads = label.partition("-")
-    prefix = {"ours": "", "scipy": "sp", "fftw": "fw"}.get(name, name)
+    prefix = {"ours": "", "native": "nat", "scipy": "sp", "fftw": "fw"}.get(name, name)
     count = threads.rstrip("tw")
     if count == "all":
         return "all" if name == "ours" else prefix + "N"
@@ -78,6 +78,9 @@ def ratios_for(labels: list[str]) -> list[Ratio]:
         fftw = "fftw-" + ours.split("-", 1)[1]
         if fftw in labels and ours != top:
             ratios.append(Ratio(ours, fftw))
+        transform = "native-" + ours.split("-", 1)[1]
+        if fftw in labels and transform in labels:
+            ratios.append(Ratio(transform, fftw))
     return ratios
 
 

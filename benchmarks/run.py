@@ -51,6 +51,9 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--threads", nargs="+", type=int, metavar="N",
                         help="thread counts for ours, scipy and FFTW, e.g. --threads 1 2 16 "
                              "(default: 1 and every core)")
+    parser.add_argument("--native", action="store_true",
+                        help="add our transform alone (native-*: out of place on buffers in use, "
+                             "no XLA), the column to compare with FFTW's")
     parser.add_argument("--reuse-memory", action="store_true",
                         help="have glibc serve every contender's memory from its heap and keep "
                              "it, so that no output is fresh memory (see benchmarks/allocator.py)")
@@ -74,7 +77,7 @@ def main() -> int:
         rows = [row for row in rows if any(text in row.name for text in arguments.only)]
     plan = QUICK_PLAN if arguments.quick else FULL_PLAN
     threads = tuple(sorted(set(arguments.threads or (1, ALL_CORES))))
-    contenders = all_contenders(threads)
+    contenders = all_contenders(threads, with_native=arguments.native)
     labels = [contender.label for contender in contenders]
     rng = np.random.default_rng(SEED)
     machine = machine_info()

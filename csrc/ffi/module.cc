@@ -94,9 +94,10 @@ using AnyArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
 TransformSpec checked_spec(int kind, bool forward, int precision,
                            const std::vector<std::int64_t>& in_shape,
                            const std::vector<std::int64_t>& axes,
-                           const std::vector<std::int64_t>& lengths) {
+                           const std::vector<std::int64_t>& lengths, double scale = 1.0) {
   auto spec = spec_from_attributes(static_cast<TransformKind>(kind), forward,
-                                   static_cast<Precision>(precision), in_shape, axes, lengths, 1.0);
+                                   static_cast<Precision>(precision), in_shape, axes, lengths,
+                                   scale);
   if (!spec.has_value()) throw nb::value_error(spec.error().c_str());
   return *spec;
 }
@@ -174,8 +175,9 @@ NB_MODULE(_core, m) {
           "profile_cpu",
           [](PyPlanCache& c, int kind, bool forward, int precision, std::vector<std::int64_t> in_shape,
              std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths, AnyArray input,
-             AnyArray output) {
-            const TransformSpec spec = checked_spec(kind, forward, precision, in_shape, axes, lengths);
+             AnyArray output, double scale) {
+            const TransformSpec spec =
+                checked_spec(kind, forward, precision, in_shape, axes, lengths, scale);
             const std::size_t real = precision == 0 ? 4 : 8;
             auto bytes = [&](const std::vector<std::int64_t>& shape, bool complex) {
               std::size_t count = 1;
@@ -206,6 +208,7 @@ NB_MODULE(_core, m) {
           },
           nb::arg("kind"), nb::arg("forward"), nb::arg("precision"), nb::arg("in_shape"),
           nb::arg("axes"), nb::arg("lengths"), nb::arg("input"), nb::arg("output"),
+          nb::arg("scale") = 1.0,
           "Runs a CPU transform on dense C-contiguous buffers (the same one for in place), "
           "timing each pass and each thread's tasks. A measuring instrument.");
 
