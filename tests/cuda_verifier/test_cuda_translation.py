@@ -12,6 +12,12 @@ NVRTC = cuda_source.find_nvrtc()
 needs_nvrtc = pytest.mark.skipif(NVRTC is None, reason="NVRTC is not installed")
 
 
+def entry_points(kernels) -> list[str]:
+    """Two per kernel: FftParams by value, and from device memory."""
+    names = [cuda_source.ENTRY_PREFIX + k for k in kernels]
+    return sorted(names + [n + cuda_source.PARAMS_IN_MEMORY_SUFFIX for n in names])
+
+
 def ptx_of(source: str) -> str:
     return cuda_source.compile_to_ptx(source, cuda_source.compile_options("compute_90"))
 
@@ -20,7 +26,7 @@ def ptx_of(source: str) -> str:
 def test_fft_kernels_compile_to_one_entry_point_each():
     ptx = ptx_of(cuda_source.translation_unit())
     entries = re.findall(r"\.visible \.entry (\w+)\(", ptx)
-    assert sorted(entries) == sorted(cuda_source.ENTRY_PREFIX + k for k in cuda_source.FFT_KERNELS)
+    assert sorted(entries) == entry_points(cuda_source.FFT_KERNELS)
     # The Metal barrier became a block barrier in the Stockham kernel.
     assert "bar.sync" in ptx
 
@@ -29,9 +35,10 @@ def test_fft_kernels_compile_to_one_entry_point_each():
 def test_race_detector_kernels_compile():
     ptx = ptx_of(cuda_source.translation_unit(cuda_source.RACY_SOURCE, cuda_source.RACY_KERNELS))
     entries = re.findall(r"\.visible \.entry (\w+)\(", ptx)
-    assert sorted(entries) == sorted(cuda_source.ENTRY_PREFIX + k for k in cuda_source.RACY_KERNELS)
-    barrier_free = ptx.split(".entry cuda_reverse_missing_barrier")[1].split(".entry")[0]
-    assert "bar.sync" not in barrier_free
+    assert sorted(entries) == entry_points(cuda_source.RACY_KERNELS)
+    for entry in ("cuda_reverse_missing_barrier(", "cuda_reverse_missing_barrier_params_in_memory("):
+        barrier_free = ptx.split(".entry " + entry)[1].split(".entry")[0]
+        assert "bar.sync" not in barrier_free
 
 
 @needs_nvrtc

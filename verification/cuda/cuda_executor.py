@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from jax_apple_fft.metal.plan_runner import MetalPlanRunner
-from cuda_source import ENTRY_PREFIX, FFT_KERNELS, compile_options, translation_unit
+from cuda_source import (ENTRY_PREFIX, FFT_KERNELS, PARAMS_IN_MEMORY_SUFFIX, compile_options,
+                         translation_unit)
 
 import cupy  # noqa: E402 -- optional: only the verifier needs it
 
@@ -47,7 +48,22 @@ class CudaPlanRunner(MetalPlanRunner):
         self.module = cupy.RawModule(code=source or translation_unit(kernels=kernels),
                                      options=tuple(compile_options()))
         self.functions = {k: self.module.get_function(ENTRY_PREFIX + k) for k in kernels}
+        self.functions_params_in_memory = {
+            k: self.module.get_function(ENTRY_PREFIX + k + PARAMS_IN_MEMORY_SUFFIX)
+            for k in kernels}
         self._tables: dict[str, cupy.ndarray] = {}  # plan key -> uploaded tables
+        self.params_by_value = True
+        if "fft_stockham" in kernels and not self._by_value_works():
+            self.params_by_value = False
+
+    def _by_value_works(self) -> bool:
+        """Whether this CuPy passes FftParams by value correctly: one small
+        transform, checked against numpy."""
+        x = (np.arange(8) + 1j).astype(np.complex64).reshape(1, 8)
+        try:
+            return bool(np.allclose(self.fft(x), np.fft.fft(x), atol=1e-4))
+        except (TypeError, ValueError, cupy.cuda.driver.CUDADriverError):
+            return False
 
     def tables(self, plan) -> cupy.ndarray | None:
         """The plan's tables on the device, uploaded once per plan."""
@@ -64,6 +80,7 @@ class CudaPlanRunner(MetalPlanRunner):
         buffers = {"input": device_in, "output": device_out, "scratch": scratch,
                    "tables": self.tables(plan)}
         resolved = []
+        held = [scratch]
         for d in plan.dispatches:
             if tuple(d["threadgroups"][1:]) != (1, 1) or tuple(d["threads"][1:]) != (1, 1):
                 raise ValueError(f"{d['kernel']}: the kernels index one grid dimension only")
@@ -72,15 +89,22 @@ class CudaPlanRunner(MetalPlanRunner):
                 if buffers[buffer] is None:
                     raise ValueError(f"{d['kernel']} binds {buffer}, which this plan lacks")
                 pointers[index] = buffers[buffer].data.ptr + offset
-            arguments = (*(np.uintp(p) for p in pointers), params_argument(d["params_bytes"]))
-            resolved.append((self.functions[d["kernel"]], (d["threadgroups"][0],),
-                             (d["threads"][0],), arguments, d["threadgroup_memory_bytes"]))
-        return resolved, scratch  # scratch stays alive as long as the launches
+            if self.params_by_value:
+                function = self.functions[d["kernel"]]
+                params = params_argument(d["params_bytes"])
+            else:
+                function = self.functions_params_in_memory[d["kernel"]]
+                held.append(cupy.asarray(np.frombuffer(d["params_bytes"], np.uint8)))
+                params = np.uintp(held[-1].data.ptr)
+            arguments = (*(np.uintp(p) for p in pointers), params)
+            resolved.append((function, (d["threadgroups"][0],), (d["threads"][0],), arguments,
+                             d["threadgroup_memory_bytes"]))
+        return resolved, held  # what the launches point to, alive as long as they are
 
     def run_on_device(self, plan, device_in: cupy.ndarray, device_out: cupy.ndarray) -> None:
         if device_in.nbytes < plan.input_bytes or device_out.nbytes < plan.output_bytes:
             raise ValueError("a device buffer is smaller than the plan's bindings reach")
-        launches, _scratch = self.launches(plan, device_in, device_out)
+        launches, _held = self.launches(plan, device_in, device_out)
         for function, grid, block, arguments, shared in launches:
             function(grid, block, arguments, shared_mem=shared)
 

@@ -32,20 +32,29 @@ RACY_KERNELS = ("reverse_synchronised", "reverse_missing_barrier")
 RACY_SOURCE = REPOSITORY / "csrc" / "metal" / "tests" / "racy_reverse.metal"
 
 ENTRY_PREFIX = "cuda_"
+# The same kernels taking FftParams from device memory instead of by value,
+# for a CuPy that cannot pass a struct argument.
+PARAMS_IN_MEMORY_SUFFIX = "_params_in_memory"
 
 
 def entry_point(kernel: str) -> str:
-    """The CUDA entry point that runs Metal kernel `kernel`."""
-    return f"""
-extern "C" __global__ void {ENTRY_PREFIX}{kernel}(
+    """The CUDA entry points that run Metal kernel `kernel`: FftParams by
+    value (as Metal's setBytes passes it), and from device memory."""
+    arguments = """
     const float* in, float* out, const jax_apple_fft::shaders::float2* twiddles,
     const jax_apple_fft::shaders::float2* pre, const jax_apple_fft::shaders::float2* post,
-    const jax_apple_fft::shaders::float2* post_fine, jax_apple_fft::shaders::FftParams params) {{
+    const jax_apple_fft::shaders::float2* post_fine"""
+    body = f"""
   extern __shared__ jax_apple_fft::shaders::float2 threadgroup_memory[];
-  jax_apple_fft::shaders::{kernel}(in, out, twiddles, pre, post, post_fine, params,
+  jax_apple_fft::shaders::{kernel}(in, out, twiddles, pre, post, post_fine, PARAMS,
                                    threadgroup_memory, threadIdx.x, blockIdx.x);
-}}
 """
+    return (f"""
+extern "C" __global__ void {ENTRY_PREFIX}{kernel}({arguments},
+    jax_apple_fft::shaders::FftParams params) {{{body.replace("PARAMS", "params")}}}
+extern "C" __global__ void {ENTRY_PREFIX}{kernel}{PARAMS_IN_MEMORY_SUFFIX}({arguments},
+    const jax_apple_fft::shaders::FftParams* params) {{{body.replace("PARAMS", "*params")}}}
+""")
 
 
 def translation_unit(metal_file: pathlib.Path = SHADERS / "fft_library.metal",

@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 import cuda_source
-from cuda_executor import CudaPlanRunner, cuda_available, params_argument
+from cuda_executor import CudaPlanRunner, cuda_available
 from jax_apple_fft.metal.plan_runner import C2C, C2R, R2C
 
 import cupy  # noqa: E402
@@ -165,9 +165,10 @@ def run_racy() -> None:
     x = cupy.arange(threads, dtype=np.float32)
     for kernel in cuda_source.RACY_KERNELS:
         out = cupy.zeros(threads, np.float32)
+        params = cupy.asarray(np.frombuffer(dispatch["params_bytes"], np.uint8))
         args = (np.uintp(x.data.ptr), np.uintp(out.data.ptr), *([np.uintp(0)] * 4),
-                params_argument(dispatch["params_bytes"]))
-        runner.functions[kernel]((1,), (threads,), args, shared_mem=threads * 8)
+                np.uintp(params.data.ptr))
+        runner.functions_params_in_memory[kernel]((1,), (threads,), args, shared_mem=threads * 8)
         cupy.cuda.runtime.deviceSynchronize()
         reversed_ok = bool(cupy.all(out == x[::-1]))
         print(f"{kernel} on {threads} threads: {'reversed' if reversed_ok else 'WRONG'}",
@@ -217,7 +218,7 @@ def run_throughput(runner: CudaPlanRunner, gib: float) -> list[dict]:
         out_dtype = np.float32 if kind == C2R else np.complex64
         x = cupy.random.standard_normal(in_shape, np.float32).astype(in_dtype)
         y = cupy.empty(out_shape, out_dtype)
-        launches, _scratch = runner.launches(plan, x, y)
+        launches, _held = runner.launches(plan, x, y)
 
         def ours():
             for function, grid, block, arguments, shared in launches:
@@ -233,7 +234,7 @@ def run_throughput(runner: CudaPlanRunner, gib: float) -> list[dict]:
         rows.append(row)
         print(f"{label:16s} {n:9d} {batch:7d} {ours_ms:9.3f} {vendor_ms:9.3f} "
               f"{row['ours_gbs']:10.0f} {row['cufft_gbs']:10.0f} {row['ratio']:10.2f}", flush=True)
-        del x, y, launches, _scratch
+        del x, y, launches, _held
         cupy.get_default_memory_pool().free_all_blocks()
     for label in ("c2c", "c2c four-step", "c2c Bluestein", "r2c", "c2r"):
         ratios = [r["ratio"] for r in rows if r["row"] == label]
@@ -260,7 +261,8 @@ def main() -> int:
     started = time.perf_counter()
     runner = CudaPlanRunner()
     device = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    result = {"device": device}
+    result = {"device": device, "params_by_value": runner.params_by_value}
+    print(f"FftParams passed {'by value' if runner.params_by_value else 'in device memory'}")
     failed = False
     if arguments.what == "accuracy":
         result["accuracy"] = run_accuracy(runner)
