@@ -102,7 +102,7 @@ def test_batches_of_long_real_lines_meet_the_bound(dtype, shape):
 
 
 # Real lines along a non-last axis: gathered several SIMD groups at a time
-# where the lines lie side by side (docs/performance.md, item 19), one group
+# where the lines lie side by side (the planner's bunch rule), one group
 # at a time where a group spans rows of a narrow last axis.
 @pytest.mark.parametrize("dtype,shape,axis", [
     (np.float64, (4096, 256), 0),
