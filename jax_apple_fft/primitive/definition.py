@@ -23,7 +23,6 @@ import numpy as np
 from jax import dtypes
 from jax._src import dispatch
 from jax.extend.core import Primitive
-from jax.core import ShapedArray
 
 __all__ = ["TransformKind", "fft_p", "transform"]
 
@@ -87,17 +86,19 @@ def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache, ov
         if shape[axis] != n:
             raise ValueError(f"apple_fft: axis {axis} has length {shape[axis]}, expected {n}")
     is_complex = dtypes.issubdtype(x.dtype, np.complexfloating)
+    # x.update keeps the input's sharding and varying manual axes (vma):
+    # a transform is local to each shard of the untransformed axes.
     if kind == TransformKind.R2C:
         if is_complex:
             raise TypeError(f"apple_fft R2C needs a real input, got {x.dtype}")
         shape[real_axis] = lengths[-1] // 2 + 1
-        return ShapedArray(tuple(shape), complex_dtype(x.dtype))
+        return x.update(shape=tuple(shape), dtype=complex_dtype(x.dtype), weak_type=False)
     if not is_complex:
         raise TypeError(f"apple_fft {kind.name} needs a complex input, got {x.dtype}")
     if kind == TransformKind.C2R:
         shape[real_axis] = lengths[-1]
-        return ShapedArray(tuple(shape), real_dtype(x.dtype))
-    return ShapedArray(tuple(shape), x.dtype)
+        return x.update(shape=tuple(shape), dtype=real_dtype(x.dtype), weak_type=False)
+    return x.update(shape=tuple(shape), dtype=x.dtype, weak_type=False)
 
 
 fft_p.def_abstract_eval(_abstract_eval)
