@@ -13,9 +13,11 @@ needs_nvrtc = pytest.mark.skipif(NVRTC is None, reason="NVRTC is not installed")
 
 
 def entry_points(kernels) -> list[str]:
-    """Two per kernel: FftParams by value, and from device memory."""
+    """Two per kernel (FftParams by value, and from device memory), and the
+    probe of by-value passing."""
     names = [cuda_source.ENTRY_PREFIX + k for k in kernels]
-    return sorted(names + [n + cuda_source.PARAMS_IN_MEMORY_SUFFIX for n in names])
+    return sorted(names + [n + cuda_source.PARAMS_IN_MEMORY_SUFFIX for n in names]
+                  + [cuda_source.PARAMS_PROBE])
 
 
 def ptx_of(source: str) -> str:

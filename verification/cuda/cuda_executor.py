@@ -4,8 +4,9 @@ A verifier and a measuring instrument for the Metal kernels, not a backend:
 the kernels of shaders/ compiled for CUDA (cuda_source.py), launched with
 each record's grid (threadgroups -> blocks), threadgroup size (-> block),
 threadgroup memory (-> dynamic shared memory), bindings (buffer index ->
-kernel argument, at the record's byte offset) and FftParams (by value), in
-the plan's order, as the Apple executor and the emulator run them.
+kernel argument, at the record's byte offset) and FftParams (by value where
+CuPy passes a struct intact, else from device memory), in the plan's order,
+as the Apple executor and the emulator run them.
 
     runner = CudaPlanRunner()
     y = runner.fft(x)                      # numpy in, numpy out
@@ -17,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from jax_apple_fft.metal.plan_runner import MetalPlanRunner
-from cuda_source import (ENTRY_PREFIX, FFT_KERNELS, PARAMS_IN_MEMORY_SUFFIX, compile_options,
-                         translation_unit)
+from jax_apple_fft.metal.plan_runner import C2C, MetalPlanRunner
+from cuda_source import (ENTRY_PREFIX, FFT_KERNELS, PARAMS_IN_MEMORY_SUFFIX, PARAMS_PROBE,
+                         compile_options, translation_unit)
 
 import cupy  # noqa: E402 -- optional: only the verifier needs it
 
@@ -52,17 +53,19 @@ class CudaPlanRunner(MetalPlanRunner):
             k: self.module.get_function(ENTRY_PREFIX + k + PARAMS_IN_MEMORY_SUFFIX)
             for k in kernels}
         self._tables: dict[str, cupy.ndarray] = {}  # plan key -> uploaded tables
-        self.params_by_value = True
-        if "fft_stockham" in kernels and not self._by_value_works():
-            self.params_by_value = False
+        self.params_by_value = self._by_value_works()
 
     def _by_value_works(self) -> bool:
-        """Whether this CuPy passes FftParams by value correctly: one small
-        transform, checked against numpy."""
-        x = (np.arange(8) + 1j).astype(np.complex64).reshape(1, 8)
+        """Whether this CuPy passes FftParams by value intact: the probe
+        kernel copies what it received back to memory."""
+        plan, _ = self.plan(C2C, True, 64, (1, 64), axis=1)
+        sent = plan.dispatches[0]["params_bytes"]
+        received = cupy.zeros(len(sent) // 4, np.uint32)
         try:
-            return bool(np.allclose(self.fft(x), np.fft.fft(x), atol=1e-4))
-        except (TypeError, ValueError, cupy.cuda.driver.CUDADriverError):
+            self.module.get_function(PARAMS_PROBE)(
+                (1,), (32,), (params_argument(sent), np.uintp(received.data.ptr)))
+            return cupy.asnumpy(received).tobytes() == sent
+        except (TypeError, ValueError):
             return False
 
     def tables(self, plan) -> cupy.ndarray | None:

@@ -57,6 +57,19 @@ extern "C" __global__ void {ENTRY_PREFIX}{kernel}{PARAMS_IN_MEMORY_SUFFIX}({argu
 """)
 
 
+# Copies the FftParams it was given by value to memory: how the executor
+# checks that CuPy passes a struct argument intact, without running a kernel
+# that could go astray on a garbled one.
+PARAMS_PROBE = "cuda_params_probe"
+PARAMS_PROBE_SOURCE = f"""
+extern "C" __global__ void {PARAMS_PROBE}(jax_apple_fft::shaders::FftParams params,
+                                          unsigned int* words) {{
+  const unsigned int* given = reinterpret_cast<const unsigned int*>(&params);
+  for (unsigned int i = threadIdx.x; i < sizeof(params) / 4; i += blockDim.x) words[i] = given[i];
+}}
+"""
+
+
 def translation_unit(metal_file: pathlib.Path = SHADERS / "fft_library.metal",
                      kernels: tuple[str, ...] = FFT_KERNELS) -> str:
     """CUDA source for `kernels`, defined in `metal_file` (included by path)."""
@@ -64,7 +77,7 @@ def translation_unit(metal_file: pathlib.Path = SHADERS / "fft_library.metal",
             "namespace jax_apple_fft::shaders {\n"
             f'#include "{metal_file}"\n'
             "}  // namespace jax_apple_fft::shaders\n"
-            + "".join(entry_point(kernel) for kernel in kernels))
+            + "".join(entry_point(kernel) for kernel in kernels) + PARAMS_PROBE_SOURCE)
 
 
 def compile_options(arch: str | None = None) -> list[str]:
