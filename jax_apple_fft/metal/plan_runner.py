@@ -64,32 +64,25 @@ class MetalPlanRunner(abc.ABC):
     def run(self, plan, x: np.ndarray, out_shape, out_dtype) -> np.ndarray:
         """Runs every dispatch of `plan` on `x`, returning a new array."""
 
-    def _complex(self, x, n, axis, norm, forward):
-        x = np.asarray(x).astype(np.complex64, copy=False)
+    def _transform(self, kind: int, x, n, axis: int, norm, forward: bool) -> np.ndarray:
+        """numpy.fft's rules for n and the input's length, then one plan."""
+        x = np.asarray(x).astype(np.float32 if kind == R2C else np.complex64, copy=False)
         axis = axis % x.ndim
-        n = x.shape[axis] if n is None else int(n)
-        x = np.ascontiguousarray(_fit(x, n, axis))
-        plan, out_shape = self.plan(C2C, forward, n, x.shape, axis, _scale(n, norm, forward))
-        return self.run(plan, x, out_shape, np.complex64)
+        if n is None:
+            n = 2 * (x.shape[axis] - 1) if kind == C2R else x.shape[axis]
+        n = int(n)
+        x = np.ascontiguousarray(_fit(x, n // 2 + 1 if kind == C2R else n, axis))
+        plan, out_shape = self.plan(kind, forward, n, x.shape, axis, _scale(n, norm, forward))
+        return self.run(plan, x, out_shape, np.float32 if kind == C2R else np.complex64)
 
     def fft(self, x, n=None, axis=-1, norm=None) -> np.ndarray:
-        return self._complex(x, n, axis, norm, True)
+        return self._transform(C2C, x, n, axis, norm, True)
 
     def ifft(self, x, n=None, axis=-1, norm=None) -> np.ndarray:
-        return self._complex(x, n, axis, norm, False)
+        return self._transform(C2C, x, n, axis, norm, False)
 
     def rfft(self, x, n=None, axis=-1, norm=None) -> np.ndarray:
-        x = np.asarray(x).astype(np.float32, copy=False)
-        axis = axis % x.ndim
-        n = x.shape[axis] if n is None else int(n)
-        x = np.ascontiguousarray(_fit(x, n, axis))
-        plan, out_shape = self.plan(R2C, True, n, x.shape, axis, _scale(n, norm, True))
-        return self.run(plan, x, out_shape, np.complex64)
+        return self._transform(R2C, x, n, axis, norm, True)
 
     def irfft(self, x, n=None, axis=-1, norm=None) -> np.ndarray:
-        x = np.asarray(x).astype(np.complex64, copy=False)
-        axis = axis % x.ndim
-        n = 2 * (x.shape[axis] - 1) if n is None else int(n)
-        x = np.ascontiguousarray(_fit(x, n // 2 + 1, axis))
-        plan, out_shape = self.plan(C2R, False, n, x.shape, axis, _scale(n, norm, False))
-        return self.run(plan, x, out_shape, np.float32)
+        return self._transform(C2R, x, n, axis, norm, False)
