@@ -117,26 +117,36 @@ def native_label(threads: int) -> str:
     return _with_threads("native", threads, "t")
 
 
+def native_call(row: Row, x: np.ndarray, cache: af.PlanCache) -> Callable[[], dict]:
+    """One call of our transform alone, out of place into a preallocated
+    output, through the library's profiling entry (private to the package):
+    returns the call's profile; the output is `call.out`."""
+    dtype = {("c2r", "f32"): np.float32, ("c2r", "f64"): np.float64}.get(
+        (row.kind, row.precision), np.complex64 if row.precision == "f32" else np.complex128)
+    out = np.empty(row.output_shape, dtype)
+    scale = norm_scale(check_norm(row.norm), math.prod(row.lengths), row.kind == "c2r")
+    arguments = ({"c2c": 0, "r2c": 1, "c2r": 2}[row.kind], row.kind != "c2r",
+                 0 if row.precision == "f32" else 1, list(x.shape), list(row.axes),
+                 list(row.lengths), x, out, scale)
+
+    def call() -> dict:
+        return cache._native.profile_cpu(*arguments)
+
+    call.out = out
+    return call
+
+
 def native(threads: int) -> Prepare:
-    """Our transform alone, out of place on numpy buffers in use, through the
-    library's profiling entry (a measuring instrument; a few microseconds of
-    planning lookups per call): what FFTW's column is compared with."""
+    """Our transform alone (native_call; a few microseconds of planning
+    lookups per call): what FFTW's column is compared with."""
     cache = af.PlanCache(threads=threads)
 
     def prepare(row: Row, x: np.ndarray) -> Runner:
-        real = np.float32 if row.precision == "f32" else np.float64
-        complex_ = np.complex64 if row.precision == "f32" else np.complex128
-        out_shape = row.shape if row.kind != "r2c" else tuple(
-            n // 2 + 1 if axis == row.axes[-1] else n for axis, n in enumerate(row.shape))
-        out = np.empty(out_shape, real if row.kind == "c2r" else complex_)
-        scale = norm_scale(check_norm(row.norm), math.prod(row.lengths), row.kind == "c2r")
-        arguments = ({"c2c": 0, "r2c": 1, "c2r": 2}[row.kind], row.kind != "c2r",
-                     0 if row.precision == "f32" else 1, list(x.shape), list(row.axes),
-                     list(row.lengths), x, out, scale)
+        call = native_call(row, x, cache)
 
         def run() -> np.ndarray:
-            cache._native.profile_cpu(*arguments)  # the instrument is private to the package
-            return out
+            call()
+            return call.out
 
         run()
         return run

@@ -28,12 +28,11 @@ import jax
 import numpy as np
 
 import jax_apple_fft as af
-from contenders import ALL_CORES, numpy_style_transform
+from contenders import ALL_CORES, native_call, numpy_style_transform
 from inputs import make_input
 from report import machine_info, machine_line
 from suite import full_suite
 
-KINDS = {"c2c": 0, "r2c": 1, "c2r": 2}
 ROUNDS = 15
 COPIES = 8  # prepared inputs per round of the in-place variant
 
@@ -69,22 +68,9 @@ def time_in_place(row, x: np.ndarray, cache) -> float:
 
 
 def native_profiles(row, x: np.ndarray, cache) -> list[dict]:
-    native = cache._native  # the measuring instrument is private to the package
-    precision = 0 if row.precision == "f32" else 1
-    out = np.empty(output_shape(row), np.float32 if row.kind == "c2r" and precision == 0 else
-                   np.float64 if row.kind == "c2r" else
-                   np.complex64 if precision == 0 else np.complex128)
-    args = (KINDS[row.kind], True if row.kind != "c2r" else False, precision,
-            list(x.shape), list(row.axes), list(row.lengths))
-    native.profile_cpu(*args, x, out)  # warms the plans and the output
-    return [native.profile_cpu(*args, x, out) for _ in range(ROUNDS)]
-
-
-def output_shape(row) -> tuple[int, ...]:
-    if row.kind != "r2c":
-        return row.shape
-    last = row.axes[-1]
-    return tuple(n // 2 + 1 if axis == last else n for axis, n in enumerate(row.shape))
+    call = native_call(row, x, cache)
+    call()  # warms the plans and the output
+    return [call() for _ in range(ROUNDS)]
 
 
 def pass_summary(profiles: list[dict]) -> str:

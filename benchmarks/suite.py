@@ -38,11 +38,18 @@ class Row:
         return tuple(self.shape[axis] for axis in self.axes)
 
     @property
-    def input_shape(self) -> tuple[int, ...]:
-        if self.kind != "c2r":
-            return self.shape
+    def half_spectrum_shape(self) -> tuple[int, ...]:
+        """The complex side of a real transform: n // 2 + 1 on the last axis."""
         last = self.axes[-1]
         return tuple(n // 2 + 1 if axis == last else n for axis, n in enumerate(self.shape))
+
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        return self.half_spectrum_shape if self.kind == "c2r" else self.shape
+
+    @property
+    def output_shape(self) -> tuple[int, ...]:
+        return self.half_spectrum_shape if self.kind == "r2c" else self.shape
 
     @property
     def transforms(self) -> int:

@@ -55,6 +55,8 @@ std::optional<FourStepSplit> four_step_split(std::int64_t n, std::int64_t min_le
   return std::nullopt;
 }
 
+namespace {
+
 // Many small tasks from a shared counter: a thread the machine slows down
 // leaves its share to the others.
 std::int64_t task_count(std::int64_t lines, std::int64_t n, std::int64_t threads) {
@@ -71,8 +73,6 @@ std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape) 
   for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
   return strides;
 }
-
-namespace {
 
 // How many lines in a row of a pass start one element after another, in
 // the source and the destination alike: the dimensions other than the

@@ -54,13 +54,6 @@ constexpr std::int64_t kMinElementsPerTask = std::int64_t(1) << 17;
 // The most square split of n, if n is at least min_length and has one.
 std::optional<FourStepSplit> four_step_split(std::int64_t n, std::int64_t min_length);
 
-// How many tasks a pass of `lines` lines of length n is cut into, and how
-// many threads it keeps busy.
-std::int64_t task_count(std::int64_t lines, std::int64_t n, std::int64_t threads);
-std::int64_t busy_threads(std::int64_t lines, std::int64_t n, std::int64_t threads);
-
-std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape);
-
 // The plan of `spec` (which must pass spec.check()). Calls `sizer` once for
 // every line plan a pass needs, in pass order.
 CpuPlan plan_cpu_transform(const TransformSpec& spec, const CpuMachine& machine,

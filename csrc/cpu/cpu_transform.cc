@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <optional>
 #include <stdexcept>
 #include <type_traits>
 
@@ -40,7 +39,7 @@ class CpuTransformImpl final : public CpuTransform {
     return false;
   }
 
- public:
+  // What the planner is told of this build, for `threads` workers.
   static CpuMachine machine(std::int64_t threads) {
     CpuMachine m;
     m.value_bytes = sizeof(T);
@@ -51,6 +50,7 @@ class CpuTransformImpl final : public CpuTransform {
     return m;
   }
 
+ public:
   CpuTransformImpl(const TransformSpec& spec, PlanCache& cache) : spec_(spec) {
     // Each line plan the planner chooses is looked up once, into its pass.
     auto sizer = [&](const LinePlanChoice& c) -> std::size_t {
@@ -105,12 +105,14 @@ class CpuTransformImpl final : public CpuTransform {
     ScratchArena::Lease temp = cache.scratch().acquire(temp_bytes());
     if (profile) profile->passes.resize(plan_.passes.size());
     for (std::size_t i = 0; i < plan_.passes.size(); ++i) {
+      if (!profile) {
+        run_pass(plan_.passes[i], plans_[i], in, out, temp.data(), cache, stream, nullptr);
+        continue;
+      }
       const auto start = std::chrono::steady_clock::now();
-      std::optional<PassRecorder> recorder;
-      if (profile) recorder.emplace(profile->passes[i]);
-      run_pass(plan_.passes[i], plans_[i], in, out, temp.data(), cache, stream,
-               recorder ? &*recorder : nullptr);
-      if (profile) profile->passes[i].seconds = seconds_since(start);
+      PassRecorder recorder(profile->passes[i]);
+      run_pass(plan_.passes[i], plans_[i], in, out, temp.data(), cache, stream, &recorder);
+      profile->passes[i].seconds = seconds_since(start);
     }
   }
 
@@ -142,7 +144,8 @@ class CpuTransformImpl final : public CpuTransform {
     const T fct = pass.last ? static_cast<T>(spec_.scale) : T(1);
 
     cache.workers().parallel_for(static_cast<std::size_t>(pass.tasks), [&](std::size_t task) {
-      const auto started = std::chrono::steady_clock::now();
+      const auto started = recorder ? std::chrono::steady_clock::now()
+                                    : std::chrono::steady_clock::time_point{};
       const std::int64_t first = static_cast<std::int64_t>(task) * pass.groups_per_task * group;
       const std::int64_t end = std::min(lines, first + pass.groups_per_task * group);
       if (first >= end) return;
@@ -198,11 +201,6 @@ class CpuTransformImpl final : public CpuTransform {
 };
 
 }  // namespace
-
-CpuMachine CpuTransform::machine(Precision precision, std::int64_t threads) {
-  return precision == Precision::kSingle ? CpuTransformImpl<float>::machine(threads)
-                                         : CpuTransformImpl<double>::machine(threads);
-}
 
 std::unique_ptr<CpuTransform> CpuTransform::prepare(const TransformSpec& spec, PlanCache& cache) {
   if (std::string problem = spec.check(); !problem.empty()) throw std::invalid_argument(problem);

@@ -10,7 +10,6 @@
 #include "cache/plan_cache.h"
 #include "cpu/cpu_plan.h"
 #include "cpu/cpu_profile.h"
-#include "cpu/cpu_planner.h"
 #include "spec/transform_spec.h"
 
 namespace jax_apple_fft {
@@ -29,8 +28,6 @@ class CpuTransform {
   virtual const TransformSpec& spec() const = 0;
   // The passes it runs (cpu_plan.h).
   virtual const CpuPlan& plan() const = 0;
-  // What the planner is told about this build and machine, for `threads` workers.
-  static CpuMachine machine(Precision precision, std::int64_t threads);
 };
 
 }  // namespace jax_apple_fft

@@ -13,18 +13,15 @@ import abc
 import numpy as np
 
 from jax_apple_fft import _core
+from jax_apple_fft.frontend.arguments import check_norm, norm_scale
 
 C2C, R2C, C2R = 0, 1, 2
-_NORMS = (None, "backward", "ortho", "forward")
 
 
 def _scale(n: int, norm: str | None, forward: bool) -> float:
-    if norm not in _NORMS:
-        raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".')
-    if norm == "ortho":
-        return 1.0 / np.sqrt(n)
-    scaled_direction = not forward if norm in (None, "backward") else forward
-    return 1.0 / n if scaled_direction else 1.0
+    """The factor a transform of n points applies under `norm`, by the
+    front end's own rules (the forward transform scales under "forward")."""
+    return norm_scale(check_norm(norm), n, inverse=not forward)
 
 
 def _layout(shape: tuple[int, ...], axis: int) -> tuple[int, int, tuple[int, int, int]]:

@@ -8,29 +8,15 @@ import pytest
 
 cupy = pytest.importorskip("cupy")
 from cuda_executor import CudaPlanRunner, cuda_available  # noqa: E402
+from verify_on_gpu import bound, random_complex, relative_error  # noqa: E402
 
 from jax_apple_fft.metal.emulator import Emulator  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not cuda_available(), reason="no CUDA device")
 
-EPS32 = float(np.finfo(np.float32).eps)
-
-
-def bound(n):
-    return 5.0 * EPS32 * max(np.log2(max(n, 1)), 1.0)
-
-
-def relative_error(got, want):
-    return float(np.linalg.norm(np.asarray(got, np.complex128) - want) / np.linalg.norm(want))
-
-
 @pytest.fixture(scope="module")
 def runner():
     return CudaPlanRunner()
-
-
-def random_complex(rng, shape):
-    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
 
 
 @pytest.mark.parametrize("n", list(range(1, 65)) + [97, 128, 1000, 2048, 4095, 4096,
