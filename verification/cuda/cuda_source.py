@@ -91,10 +91,11 @@ def find_nvrtc() -> str | None:
     """libnvrtc from the nvidia-cuda-nvrtc wheel, CUDA_PATH or the system."""
     candidates = []
     try:
-        import nvidia.cuda_nvrtc  # the wheel's namespace package
+        import nvidia  # the wheels' namespace package
 
-        for root in nvidia.cuda_nvrtc.__path__:
-            candidates += sorted(glob.glob(os.path.join(root, "lib", "libnvrtc.so*")))
+        for root in nvidia.__path__:  # CUDA 12 wheels: cuda_nvrtc/lib; CUDA 13: cu13/lib
+            for folder in ("cuda_nvrtc", "cu*"):
+                candidates += sorted(glob.glob(os.path.join(root, folder, "lib", "libnvrtc.so*")))
     except ImportError:
         pass
     for root in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
