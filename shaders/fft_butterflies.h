@@ -53,33 +53,38 @@ inline void butterfly8(thread float2* v, uint inverse) {
   }
 }
 
-// Direct DFT of size `radix`; w_radix^m = twiddles[m * (n / radix)].
-inline void butterfly_direct(thread float2* v, uint radix, uint inverse, uint n,
+// Direct DFT of size R; w_R^m = twiddles[m * (n / R)].
+template <uint R>
+inline void butterfly_direct(thread float2* v, uint inverse, uint n,
                              device const float2* twiddles) {
-  float2 result[16];
-  uint step = n / radix;
-  for (uint k = 0u; k < radix; ++k) {
+  float2 result[R];
+  uint step = n / R;
+  FFT_UNROLL
+  for (uint k = 0u; k < R; ++k) {
     float2 acc = v[0];
-    for (uint j = 1u; j < radix; ++j) {
-      float2 w = directed(twiddles[((j * k) % radix) * step], inverse);
+    FFT_UNROLL
+    for (uint j = 1u; j < R; ++j) {
+      float2 w = directed(twiddles[((j * k) % R) * step], inverse);
       acc = acc + complex_mul(v[j], w);
     }
     result[k] = acc;
   }
-  for (uint k = 0u; k < radix; ++k) v[k] = result[k];
+  FFT_UNROLL
+  for (uint k = 0u; k < R; ++k) v[k] = result[k];
 }
 
-inline void butterfly(thread float2* v, uint radix, uint inverse, uint n,
-                      device const float2* twiddles) {
-  if (radix == 2u) {
+// The butterfly of radix R (a constant, so one branch survives compilation).
+template <uint R>
+inline void butterfly(thread float2* v, uint inverse, uint n, device const float2* twiddles) {
+  if (R == 2u) {
     butterfly2(v);
-  } else if (radix == 3u) {
+  } else if (R == 3u) {
     butterfly3(v, inverse);
-  } else if (radix == 4u) {
+  } else if (R == 4u) {
     butterfly4(v, inverse);
-  } else if (radix == 8u) {
+  } else if (R == 8u) {
     butterfly8(v, inverse);
   } else {
-    butterfly_direct(v, radix, inverse, n, twiddles);
+    butterfly_direct<R>(v, inverse, n, twiddles);
   }
 }

@@ -22,9 +22,8 @@ inline uint side_base(constant FftSide& s, uint batch) {
   return (batch / s.inner_count) * s.outer_stride + (batch % s.inner_count) * s.inner_stride;
 }
 
-// Element g of batch `batch`; the caller has checked g < s.valid.
-inline float2 read_element(constant FftSide& s, device const float* buffer, uint batch, uint g) {
-  uint base = side_base(s, batch);
+// Element g of the batch whose side_base is `base`; the caller has checked g < s.valid.
+inline float2 read_element_at(constant FftSide& s, device const float* buffer, uint base, uint g) {
   if (s.kind == FFT_SIDE_COMPLEX) {
     uint at = 2u * (base + g * s.elem_stride);
     return float2(buffer[at], buffer[at + 1u]);
@@ -36,8 +35,8 @@ inline float2 read_element(constant FftSide& s, device const float* buffer, uint
   return float2(buffer[at], buffer[at + s.elem_stride]);
 }
 
-inline void write_element(constant FftSide& s, device float* buffer, uint batch, uint g, float2 v) {
-  uint base = side_base(s, batch);
+inline void write_element_at(constant FftSide& s, device float* buffer, uint base, uint g,
+                             float2 v) {
   if (s.kind == FFT_SIDE_COMPLEX) {
     uint at = 2u * (base + g * s.elem_stride);
     buffer[at] = v.x;
@@ -49,4 +48,12 @@ inline void write_element(constant FftSide& s, device float* buffer, uint batch,
     buffer[at] = v.x;
     buffer[at + s.elem_stride] = v.y;
   }
+}
+
+inline float2 read_element(constant FftSide& s, device const float* buffer, uint batch, uint g) {
+  return read_element_at(s, buffer, side_base(s, batch), g);
+}
+
+inline void write_element(constant FftSide& s, device float* buffer, uint batch, uint g, float2 v) {
+  write_element_at(s, buffer, side_base(s, batch), g, v);
 }

@@ -11,23 +11,33 @@
 // the planner tells them apart only through FftParams.
 #include "fft_butterflies.h"
 
+// Where one transform's elements live on one side: computed once per
+// thread, so that the element loops multiply and add only.
+struct TransformSide {
+  uint base;   // side_base of the transform's batch
+  uint first;  // global index of local element 0 (residue * r_mul)
+};
+
+inline TransformSide transform_side(constant FftSide& s, constant FftParams& p, uint transform) {
+  TransformSide t;
+  t.base = side_base(s, transform / p.per_batch);
+  t.first = (transform % p.per_batch) * s.r_mul;
+  return t;
+}
+
 inline float2 load_value(constant FftParams& p, device const float* in, device const float2* pre,
-                         uint transform, uint i) {
-  if (transform >= p.transforms) return float2(0.0f, 0.0f);
-  uint batch = transform / p.per_batch;
-  uint g = i * p.in.g_mul + (transform % p.per_batch) * p.in.r_mul;
+                         TransformSide t, uint i) {
+  uint g = i * p.in.g_mul + t.first;
   if (g >= p.in.valid) return float2(0.0f, 0.0f);
-  float2 v = read_element(p.in, in, batch, g);
+  float2 v = read_element_at(p.in, in, t.base, g);
   if (p.pre_mode == FFT_SCALE_BY_INDEX) v = complex_mul(v, pre[g]);
   return v;
 }
 
 inline void store_value(constant FftParams& p, device float* out, device const float2* post,
-                        device const float2* post_fine, uint transform, uint i, float2 v) {
-  if (transform >= p.transforms) return;
-  uint batch = transform / p.per_batch;
-  uint residue = transform % p.per_batch;
-  uint g = i * p.out.g_mul + residue * p.out.r_mul;
+                        device const float2* post_fine, TransformSide t, uint residue, uint i,
+                        float2 v) {
+  uint g = i * p.out.g_mul + t.first;
   if (g >= p.out.valid) return;
   if (p.post_mode == FFT_SCALE_BY_INDEX) {
     v = complex_mul(v, post[g]);
@@ -36,39 +46,66 @@ inline void store_value(constant FftParams& p, device float* out, device const f
     float2 w = complex_mul(post[e / p.twiddle_split], post_fine[e % p.twiddle_split]);
     v = complex_mul(v, directed(w, p.inverse));
   }
-  write_element(p.out, out, batch, g, v * p.scale);
+  write_element_at(p.out, out, t.base, g, v * p.scale);
 }
 
-// One Stockham stage: sub-transforms of length `span_in` become length
-// span_in * radix. Butterfly j reads elements j + r * (n / radix).
-inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint lane, uint radix,
+// One Stockham stage of radix R: sub-transforms of length `span_in` become
+// length span_in * R. Butterfly j reads elements j + r * (n / R). The planner
+// gives a thread at most FFT_MAX_THREAD_VALUES / R butterflies of any stage,
+// so with R known here a thread's values are a fixed-size array indexed by
+// constants after unrolling: registers, not memory.
+template <uint R>
+inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint lane,
                            uint span_in, device const float2* twiddles) {
+  const uint held = FFT_MAX_THREAD_VALUES / R;  // butterflies a thread can own
   uint n = p.n;
-  uint butterflies = n / radix;
-  uint span_out = span_in * radix;
+  uint butterflies = n / R;
+  uint span_out = span_in * R;
   uint twiddle_step = n / span_out;
-  float2 values[FFT_MAX_THREAD_VALUES];
+  float2 values[held][R];
 
-  uint held = 0u;
-  for (uint j = lane; j < butterflies; j += p.threads_per_transform) {
-    for (uint r = 0u; r < radix; ++r) values[held + r] = data[j + r * butterflies];
-    held += radix;
-  }
-  threadgroup_barrier(mem_flags::mem_threadgroup);
-
-  held = 0u;
-  for (uint j = lane; j < butterflies; j += p.threads_per_transform) {
-    thread float2* v = values + held;
-    uint k = j % span_in;
-    for (uint r = 1u; r < radix; ++r) {
-      v[r] = complex_mul(v[r], directed(twiddles[r * k * twiddle_step], p.inverse));
+  FFT_UNROLL
+  for (uint b = 0u; b < held; ++b) {
+    uint j = lane + b * p.threads_per_transform;
+    if (j < butterflies) {
+      FFT_UNROLL
+      for (uint r = 0u; r < R; ++r) values[b][r] = data[j + r * butterflies];
     }
-    butterfly(v, radix, p.inverse, n, twiddles);
-    uint first = (j / span_in) * span_out + k;
-    for (uint r = 0u; r < radix; ++r) data[first + r * span_in] = v[r];
-    held += radix;
   }
   threadgroup_barrier(mem_flags::mem_threadgroup);
+
+  FFT_UNROLL
+  for (uint b = 0u; b < held; ++b) {
+    uint j = lane + b * p.threads_per_transform;
+    if (j < butterflies) {
+      thread float2* v = values[b];
+      uint k = j % span_in;
+      FFT_UNROLL
+      for (uint r = 1u; r < R; ++r) {
+        v[r] = complex_mul(v[r], directed(twiddles[r * k * twiddle_step], p.inverse));
+      }
+      butterfly<R>(v, p.inverse, n, twiddles);
+      uint first = (j / span_in) * span_out + k;
+      FFT_UNROLL
+      for (uint r = 0u; r < R; ++r) data[first + r * span_in] = v[r];
+    }
+  }
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+}
+
+// The stage for a radix the planner chose (stockham_radices); a uniform branch.
+inline void stockham_stage_of(uint radix, constant FftParams& p, threadgroup float2* data,
+                              uint lane, uint span_in, device const float2* twiddles) {
+  switch (radix) {
+    case 2u: stockham_stage<2u>(p, data, lane, span_in, twiddles); break;
+    case 3u: stockham_stage<3u>(p, data, lane, span_in, twiddles); break;
+    case 4u: stockham_stage<4u>(p, data, lane, span_in, twiddles); break;
+    case 5u: stockham_stage<5u>(p, data, lane, span_in, twiddles); break;
+    case 7u: stockham_stage<7u>(p, data, lane, span_in, twiddles); break;
+    case 8u: stockham_stage<8u>(p, data, lane, span_in, twiddles); break;
+    case 11u: stockham_stage<11u>(p, data, lane, span_in, twiddles); break;
+    default: stockham_stage<13u>(p, data, lane, span_in, twiddles); break;
+  }
 }
 
 inline void fft_stockham_body(device const float* in, device float* out,
@@ -79,21 +116,26 @@ inline void fft_stockham_body(device const float* in, device float* out,
   uint local_transform = tid / p.threads_per_transform;
   uint lane = tid % p.threads_per_transform;
   uint transform = group * p.per_group + local_transform;
+  bool present = transform < p.transforms;
   threadgroup float2* data = shared + local_transform * p.n;
 
+  TransformSide from = transform_side(p.in, p, transform);
   for (uint i = lane; i < p.n; i += p.threads_per_transform) {
-    data[i] = load_value(p, in, pre, transform, i);
+    data[i] = present ? load_value(p, in, pre, from, i) : float2(0.0f, 0.0f);
   }
   threadgroup_barrier(mem_flags::mem_threadgroup);
 
   uint span = 1u;
   for (uint s = 0u; s < p.num_stages; ++s) {
-    stockham_stage(p, data, lane, p.radix[s], span, twiddles);
+    stockham_stage_of(p.radix[s], p, data, lane, span, twiddles);
     span *= p.radix[s];
   }
 
+  if (!present) return;
+  TransformSide to = transform_side(p.out, p, transform);
+  uint residue = transform % p.per_batch;
   for (uint i = lane; i < p.n; i += p.threads_per_transform) {
-    store_value(p, out, post, post_fine, transform, i, data[i]);
+    store_value(p, out, post, post_fine, to, residue, i, data[i]);
   }
 }
 

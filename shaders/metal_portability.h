@@ -1,4 +1,4 @@
-// Attribute spellings for kernel entry points.
+// Attribute spellings for kernel entry points, and the unrolling pragma.
 //
 // Under the Metal compiler these expand to the real attributes. When the
 // kernels are compiled as C++ for the emulator, the compatibility header has
@@ -13,4 +13,14 @@ using namespace metal;
 #define MTL_THREADGROUP_MEMORY(index) [[threadgroup(index)]]
 #define MTL_THREAD_INDEX [[thread_index_in_threadgroup]]
 #define MTL_GROUP_INDEX [[threadgroup_position_in_grid]]
+#endif
+
+// Unrolls a loop of constant trip count, so that the arrays it indexes stay
+// in registers.
+#if defined(__METAL_VERSION__)
+#define FFT_UNROLL _Pragma("clang loop unroll(full)")
+#elif defined(__CUDACC_RTC__)
+#define FFT_UNROLL _Pragma("unroll")
+#else
+#define FFT_UNROLL
 #endif
