@@ -25,6 +25,12 @@ from timing import Runner
 
 ALL_CORES = os.cpu_count() or 1
 
+# pyFFTW's FFTW runs on OpenMP threads, which by default spin for a while
+# after each call: in interleaved rounds they take the cores of whichever
+# contender is timed next. Read when libgomp loads, so set before pyfftw is
+# imported; a user's own setting wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 
 def _with_threads(name: str, threads: int, unit: str) -> str:
     return f"{name}-all" if threads == ALL_CORES else f"{name}-{threads}{unit}"

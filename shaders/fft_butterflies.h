@@ -53,20 +53,20 @@ inline void butterfly8(thread float2* v, uint inverse) {
   }
 }
 
-// Direct DFT of size R; w_R^m = twiddles[m * (n / R)].
+// Direct DFT of size R; w_R^m = twiddles[m * (n / R)], each root read once.
 template <uint R>
 inline void butterfly_direct(thread float2* v, uint inverse, uint n,
                              device const float2* twiddles) {
-  float2 result[R];
+  float2 roots[R];
   uint step = n / R;
+  FFT_UNROLL
+  for (uint m = 0u; m < R; ++m) roots[m] = directed(twiddles[m * step], inverse);
+  float2 result[R];
   FFT_UNROLL
   for (uint k = 0u; k < R; ++k) {
     float2 acc = v[0];
     FFT_UNROLL
-    for (uint j = 1u; j < R; ++j) {
-      float2 w = directed(twiddles[((j * k) % R) * step], inverse);
-      acc = acc + complex_mul(v[j], w);
-    }
+    for (uint j = 1u; j < R; ++j) acc = acc + complex_mul(v[j], roots[(j * k) % R]);
     result[k] = acc;
   }
   FFT_UNROLL

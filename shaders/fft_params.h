@@ -25,7 +25,7 @@ using uint = std::uint32_t;
 
 #define FFT_MAX_STAGES 16
 // Complex values a thread keeps in registers during one Stockham stage.
-#define FFT_MAX_THREAD_VALUES 32
+#define FFT_MAX_THREAD_VALUES 16
 // Elements of threadgroup memory: 32 KiB of float2.
 #define FFT_THREADGROUP_ELEMENTS 4096
 

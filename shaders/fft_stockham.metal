@@ -8,7 +8,8 @@
 // the naturally ordered result (applying the post-multiplication and the
 // normalisation). The same kernel serves single-pass transforms, both passes
 // of the four-step decomposition and the inner transforms of Bluestein;
-// the planner tells them apart only through FftParams.
+// the planner tells them apart only through FftParams. fft_stockham_pow2 is
+// the same kernel for lengths whose radices are 2, 4 and 8.
 #include "fft_butterflies.h"
 
 // Where one transform's elements live on one side: computed once per
@@ -93,9 +94,21 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
   threadgroup_barrier(mem_flags::mem_threadgroup);
 }
 
-// The stage for a radix the planner chose (stockham_radices); a uniform branch.
+// The stage for a radix the planner chose (stockham_radices); a uniform
+// branch. A kernel for lengths 2^k compiles only radices 2, 4 and 8: the
+// odd radices' direct DFTs need twice the registers, which would halve the
+// resident threads of every dispatch.
+template <bool kPowerOfTwo>
 inline void stockham_stage_of(uint radix, constant FftParams& p, threadgroup float2* data,
                               uint lane, uint span_in, device const float2* twiddles) {
+  if (kPowerOfTwo) {
+    switch (radix) {
+      case 2u: stockham_stage<2u>(p, data, lane, span_in, twiddles); break;
+      case 4u: stockham_stage<4u>(p, data, lane, span_in, twiddles); break;
+      default: stockham_stage<8u>(p, data, lane, span_in, twiddles); break;
+    }
+    return;
+  }
   switch (radix) {
     case 2u: stockham_stage<2u>(p, data, lane, span_in, twiddles); break;
     case 3u: stockham_stage<3u>(p, data, lane, span_in, twiddles); break;
@@ -108,6 +121,7 @@ inline void stockham_stage_of(uint radix, constant FftParams& p, threadgroup flo
   }
 }
 
+template <bool kPowerOfTwo>
 inline void fft_stockham_body(device const float* in, device float* out,
                               device const float2* twiddles, device const float2* pre,
                               device const float2* post, device const float2* post_fine,
@@ -127,7 +141,7 @@ inline void fft_stockham_body(device const float* in, device float* out,
 
   uint span = 1u;
   for (uint s = 0u; s < p.num_stages; ++s) {
-    stockham_stage_of(p.radix[s], p, data, lane, span, twiddles);
+    stockham_stage_of<kPowerOfTwo>(p.radix[s], p, data, lane, span, twiddles);
     span *= p.radix[s];
   }
 
@@ -147,5 +161,16 @@ kernel void fft_stockham(device const float* in MTL_BUFFER(0), device float* out
                          constant FftParams& p MTL_BUFFER(6),
                          threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                          uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  fft_stockham_body(in, out, twiddles, pre, post, post_fine, p, shared, tid, group);
+  fft_stockham_body<false>(in, out, twiddles, pre, post, post_fine, p, shared, tid, group);
+}
+
+kernel void fft_stockham_pow2(device const float* in MTL_BUFFER(0), device float* out MTL_BUFFER(1),
+                              device const float2* twiddles MTL_BUFFER(2),
+                              device const float2* pre MTL_BUFFER(3),
+                              device const float2* post MTL_BUFFER(4),
+                              device const float2* post_fine MTL_BUFFER(5),
+                              constant FftParams& p MTL_BUFFER(6),
+                              threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
+                              uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
+  fft_stockham_body<true>(in, out, twiddles, pre, post, post_fine, p, shared, tid, group);
 }

@@ -101,7 +101,7 @@ void test_planner_decisions() {
   auto single = build_metal_plan(request_for(MetalTransform::c2c, 4096, 1, true, 0.5));
   EXPECT(single->dispatches.size() == 1);
   const MetalDispatch& d = single->dispatches[0];
-  EXPECT(d.kernel == "fft_stockham");
+  EXPECT(d.kernel == "fft_stockham_pow2");
   EXPECT(d.params.num_stages == 4 && d.params.radix[0] == 8);
   EXPECT(d.threadgroup_memory_bytes == 32768);
   EXPECT(d.threads[0] <= 256);
@@ -138,9 +138,9 @@ void test_planner_decisions() {
   EXPECT(build_metal_plan(request_for(MetalTransform::c2c, 97, 1))->dispatches.size() == 2);
 
   EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::r2c, 64, 1))) ==
-          std::vector<std::string>{"fft_stockham", "fft_r2c_unpack"}));
+          std::vector<std::string>{"fft_stockham_pow2", "fft_r2c_unpack"}));
   EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::c2r, 64, 1))) ==
-          std::vector<std::string>{"fft_c2r_pack", "fft_stockham"}));
+          std::vector<std::string>{"fft_c2r_pack", "fft_stockham_pow2"}));
   EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::c2r, 63, 1))) ==
           std::vector<std::string>{"fft_c2r_expand", "fft_stockham"}));
   EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::r2c, 63, 1))) ==
