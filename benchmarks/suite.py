@@ -66,7 +66,7 @@ class Row:
 
     @property
     def name(self) -> str:
-        if self.group in ("1d", "tiny", "ortho"):
+        if self.group in ("1d", "tiny", "ortho", "lone"):
             size = f"n{self.lengths[0]}x{self.transforms}"
         else:
             size = "x".join(map(str, self.shape))
@@ -93,6 +93,8 @@ def full_suite() -> list[Row]:
             rows.append(_one_d(kind, precision, 4096, group="ortho", norm="ortho"))
             # One small transform: the time is mostly per-call overhead.
             rows.append(_one_d(kind, precision, 64, group="tiny", batch=1))
+            # One long line: fewer lines than threads.
+            rows.append(_one_d(kind, precision, 1 << 20, group="lone", batch=1))
     return rows
 
 

@@ -15,8 +15,18 @@ namespace jax_apple_fft {
 // keeps a bad length from costing gigabytes of twiddles before failing.
 constexpr std::int64_t kMaxLineLength = std::int64_t(1) << 36;
 
-enum class LineOp { kComplex, kRealToComplex, kComplexToReal };
+// kComplex, kRealToComplex and kComplexToReal transform lines with pocketfft.
+// A real line of even length n can instead run as a complex one of n / 2
+// points (which a four-step split spreads over every thread), between
+// kPackHalfLength (C2R: the n/2 + 1 bins to the n/2 complex values, into the
+// output seen as complex) and kUnpackHalfLength (R2C: the n/2 values to the
+// n/2 + 1 bins, in place); see half_length.h.
+enum class LineOp { kComplex, kRealToComplex, kComplexToReal, kPackHalfLength, kUnpackHalfLength };
 enum class Buffer { kInput, kOutput, kTemp };
+
+inline bool half_length_op(LineOp op) {
+  return op == LineOp::kPackHalfLength || op == LineOp::kUnpackHalfLength;
+}
 
 // A line of n = rows * columns points as a rows x columns matrix (four_step.h).
 struct FourStepSplit {
@@ -31,6 +41,7 @@ struct CpuPass {
   std::vector<std::int64_t> shape, src_strides, dst_strides;
   std::int64_t axis = 0;
   std::int64_t n = 1;  // transform length (the real length for real ops)
+  bool forward = true;  // the exponent's sign this pass runs with
   bool last = false;   // applies the transform's scale, may stream its stores
   // The column pass of a four-step split multiplies by its twiddles on the
   // way out.

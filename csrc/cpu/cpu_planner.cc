@@ -14,7 +14,7 @@ std::int64_t CpuPass::lines() const {
 }
 
 std::string CpuPlan::describe() const {
-  static const char* const kOps[] = {"c2c", "r2c", "c2r"};
+  static const char* const kOps[] = {"c2c", "r2c", "c2r", "pack", "unpack"};
   static const char* const kBuffers[] = {"input", "output", "temp"};
   std::ostringstream out;
   for (const CpuPass& p : passes) {
@@ -139,13 +139,19 @@ class Planner {
     p.dst_strides = strides_of(dst);
     p.axis = axis;
     p.n = n;
+    p.forward = spec_.forward;
     return p;
+  }
+
+  void complex_pass(std::int64_t axis, Buffer src, Buffer dst) {
+    complex_lines(pass(LineOp::kComplex, src, dst, axis, spec_.in_shape[axis]));
   }
 
   // A long contiguous complex axis runs as columns into the temporary
   // (twiddled on the way out), then rows from there into place.
-  void complex_pass(std::int64_t axis, Buffer src, Buffer dst) {
-    CpuPass whole = pass(LineOp::kComplex, src, dst, axis, spec_.in_shape[axis]);
+  void complex_lines(CpuPass whole) {
+    const std::int64_t axis = whole.axis;
+    const Buffer src = whole.src, dst = whole.dst;
     const bool temp_free = src != Buffer::kTemp && dst != Buffer::kTemp;
     const auto split = four_step_split(whole.n, kFourStepMinLength);
     if (!(temp_free && whole.contiguous() && split)) return add(std::move(whole));
@@ -177,10 +183,63 @@ class Planner {
 
   void real_pass(LineOp op, Buffer src, Buffer dst) {
     const std::int64_t axis = spec_.axes.back();
-    add(pass(op, src, dst, axis, spec_.length(axis)));
+    CpuPass whole = pass(op, src, dst, axis, spec_.length(axis));
+    if (half_length_pays(whole)) return half_length(std::move(whole));
+    add(std::move(whole));
+  }
+
+  // Fewer long real lines than threads: one thread per line would leave the
+  // others idle, where the complex line of half the length splits four-step.
+  bool half_length_pays(const CpuPass& whole) const {
+    return whole.n % 2 == 0 && whole.lines() < machine_.threads &&
+           four_step_split(whole.n / 2, kFourStepMinLength).has_value();
+  }
+
+  // The real pass as a complex one of n / 2 points (half_length.h): R2C
+  // transforms the input seen as complex into the output with the forward
+  // sign, then unpacks there (conjugating for the inverse sign); C2R packs the
+  // bins into the output seen as complex (conjugating for the forward sign),
+  // then transforms it there with the inverse sign.
+  void half_length(CpuPass whole) {
+    const std::int64_t axis = whole.axis, h = whole.n / 2;
+    auto as_complex = [axis](std::vector<std::int64_t> strides) {
+      for (std::size_t d = 0; d < strides.size(); ++d)
+        if (static_cast<std::int64_t>(d) != axis) strides[d] /= 2;
+      return strides;
+    };
+    CpuPass lines = whole;
+    lines.op = LineOp::kComplex;
+    lines.n = h;
+    lines.shape[axis] = h;
+    if (whole.op == LineOp::kRealToComplex) {
+      lines.src_strides = as_complex(whole.src_strides);
+      lines.forward = true;
+      CpuPass unpack = whole;
+      unpack.op = LineOp::kUnpackHalfLength;
+      unpack.src = whole.dst;
+      unpack.src_strides = whole.dst_strides;
+      complex_lines(std::move(lines));
+      add(std::move(unpack));
+      return;
+    }
+    CpuPass pack = whole;
+    pack.op = LineOp::kPackHalfLength;
+    pack.dst_strides = as_complex(whole.dst_strides);
+    lines.src = lines.dst = whole.dst;
+    lines.src_strides = lines.dst_strides = pack.dst_strides;
+    lines.forward = false;
+    add(std::move(pack));
+    complex_lines(std::move(lines));
   }
 
   void add(CpuPass p) {
+    if (half_length_op(p.op)) {
+      // Value by value, pairs of bins split over tasks within a line.
+      p.tasks = std::max<std::int64_t>(task_count(p.lines(), p.n / 2, machine_.threads),
+                                       p.lines());
+      plan_.passes.push_back(std::move(p));
+      return;
+    }
     choose_lanes(p);
     p.bunch = choose_bunch(p);
     const std::int64_t lines = p.lines();

@@ -67,9 +67,12 @@ class CpuTransformImpl final : public CpuTransform {
     };
     plan_ = plan_cpu_transform(spec, machine(cache.workers().threads()), sizer);
     plans_.resize(plan_.passes.size());
-    for (std::size_t i = 0; i < plan_.passes.size(); ++i)
-      if (const auto& split = plan_.passes[i].twiddled)
-        plans_[i].twiddles = get_four_step_twiddles<T>(cache, *split);
+    for (std::size_t i = 0; i < plan_.passes.size(); ++i) {
+      const CpuPass& pass = plan_.passes[i];
+      if (pass.twiddled) plans_[i].twiddles = get_four_step_twiddles<T>(cache, *pass.twiddled);
+      if (half_length_op(pass.op))
+        plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.n);
+    }
   }
 
   const TransformSpec& spec() const override { return spec_; }
@@ -136,6 +139,7 @@ class CpuTransformImpl final : public CpuTransform {
     };
     const void* src = pointer(pass.src);
     void* dst = pointer(pass.dst);
+    if (half_length_op(pass.op)) return run_half_length(pass, plans, src, dst, cache, recorder);
     LineWalker walker(pass.shape, pass.src_strides, pass.dst_strides, pass.axis);
     const std::int64_t lines = walker.lines();
     const std::int64_t group = static_cast<std::int64_t>(pass.lanes);
@@ -153,7 +157,7 @@ class CpuTransformImpl final : public CpuTransform {
       LineWalker w = walker;
       w.seek(first);
       // Only the last pass streams: an earlier one's output is read back.
-      const TaskLines<T> range{pass, plans, src, dst, scratch.data(), fct, spec_.forward,
+      const TaskLines<T> range{pass, plans, src, dst, scratch.data(), fct, pass.forward,
                                pass.last ? stream : Streaming{}};
       std::int64_t line = first;
       // Lines left over from the widest groups run in narrower ones, as far
@@ -163,6 +167,32 @@ class CpuTransformImpl final : public CpuTransform {
       if (pass.lanes >= kLanes / 4) line = run_groups<kLanes / 4>(range, w, line, end);
       run_groups<1>(range, w, line, end);
       if (range.stream.lines || range.stream.tiles) stream_fence();
+      if (recorder) recorder->task_done(seconds_since(started));
+    });
+  }
+
+  // A pack or unpack pass (half_length.h): its tasks split each line's pairs
+  // of bins into pass.tasks / lines ranges.
+  void run_half_length(const CpuPass& pass, const PassPlans<T>& plans, const void* src,
+                       void* dst, PlanCache& cache, PassRecorder* recorder) const {
+    LineWalker walker(pass.shape, pass.src_strides, pass.dst_strides, pass.axis);
+    const std::int64_t lines = walker.lines(), h = pass.n / 2;
+    const std::int64_t chunks = std::max<std::int64_t>(1, pass.tasks / lines);
+    const Cmplx<T>* w = plans.half_length->values.data();
+    const T fct = pass.last ? static_cast<T>(spec_.scale) : T(1);
+    cache.workers().parallel_for(static_cast<std::size_t>(lines * chunks), [&](std::size_t task) {
+      const auto started = recorder ? std::chrono::steady_clock::now()
+                                    : std::chrono::steady_clock::time_point{};
+      const std::int64_t line = static_cast<std::int64_t>(task) / chunks;
+      const PairRange range = pair_range(h, chunks, static_cast<std::int64_t>(task) % chunks);
+      LineWalker w_line = walker;
+      w_line.seek(line);
+      const auto* bins = static_cast<const Cmplx<T>*>(src) + w_line.src();
+      auto* values = static_cast<Cmplx<T>*>(dst) + w_line.dst();
+      if (pass.op == LineOp::kUnpackHalfLength)
+        unpack_half_length(values, h, w, range, fct, pass.forward);
+      else
+        pack_half_length(bins, values, h, w, range, pass.forward);
       if (recorder) recorder->task_done(seconds_since(started));
     });
   }

@@ -12,6 +12,7 @@
 #include "cpu/cpu_plan.h"
 #include "cpu/cpu_planner.h"
 #include "cpu/four_step.h"
+#include "cpu/half_length.h"
 #include "cpu/lane_tiles.h"
 #include "cpu/line_plans.h"
 #include "cpu/stream_copy.h"
@@ -33,6 +34,7 @@ struct PassPlans {
   std::shared_ptr<const LinePlan<ComplexEngine<T>>> complex_lanes, complex_single;
   std::shared_ptr<const LinePlan<RealEngine<T>>> real_lanes, real_single;
   std::shared_ptr<const FourStepTwiddles<T>> twiddles;
+  std::shared_ptr<const HalfLengthTwiddles<T>> half_length;
 };
 
 // What one task needs to transform its range of lines.

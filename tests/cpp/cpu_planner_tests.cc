@@ -135,6 +135,45 @@ void test_real_passes() {
   expect(r2c.choices[0].real && !r2c.choices.back().real, "real plan, then complex");
 }
 
+void test_few_long_real_lines_run_at_half_length() {
+  // 2 real lines of 2^20 points on 4 threads: complex lines of 2^19 (four-step
+  // from the input seen as complex into the output), then the unpack in place.
+  const Recorded r2c = plan_of(spec(TransformKind::kR2C, {2, 1 << 20}, {1}), machine(4, 4));
+  const auto& p = r2c.plan.passes;
+  expect(p.size() == 3 && p[0].twiddled && p[0].src == Buffer::kInput && p[1].dst == Buffer::kOutput,
+         "r2c: four-step on half the length: " + r2c.plan.describe());
+  expect(p[0].op == LineOp::kComplex && p[0].src_strides[0] == (1 << 19) &&
+             p[0].shape[1] * p[0].shape[2] == (1 << 19),
+         "the input as complex: rows of 2^19 values");
+  TransformSpec inverse_sign = spec(TransformKind::kR2C, {2, 1 << 20}, {1});
+  inverse_sign.forward = false;
+  const Recorded inverse_plan = plan_of(inverse_sign, machine(4, 4));
+  const auto& ip = inverse_plan.plan.passes;
+  expect(ip[0].forward && ip[1].forward && !ip[2].forward,
+         "inverse-sign r2c: forward complex passes, the unpack conjugates");
+  expect(p[2].op == LineOp::kUnpackHalfLength && p[2].src == Buffer::kOutput &&
+             p[2].dst == Buffer::kOutput && p[2].last && p[2].tasks >= 4,
+         "unpack in place, last, split within lines");
+  // The inverse: pack into the output seen as complex, then the inverse-sign
+  // complex passes there, whatever the spec's sign.
+  TransformSpec backward = spec(TransformKind::kC2R, {2, 1 << 20}, {1});
+  backward.forward = true;
+  const Recorded c2r = plan_of(backward, machine(4, 4));
+  const auto& q = c2r.plan.passes;
+  expect(q.size() == 3 && q[0].op == LineOp::kPackHalfLength && q[0].src == Buffer::kInput &&
+             q[0].dst == Buffer::kOutput && q[0].dst_strides[0] == (1 << 19) && q[0].forward,
+         "c2r: pack first: " + c2r.plan.describe());
+  expect(!q[1].forward && !q[2].forward && q[1].src == Buffer::kOutput && q[2].last,
+         "then the inverse-sign four-step on the output");
+  // As many lines as threads (or an odd length): one pocketfft pass.
+  expect(plan_of(spec(TransformKind::kR2C, {4, 1 << 20}, {1}), machine(4, 4)).plan.passes.size() == 1,
+         "a line per thread: one real pass");
+  expect(plan_of(spec(TransformKind::kR2C, {1, (1 << 20) + 1}, {1}), machine(4, 4)).plan.passes.size() == 1,
+         "an odd length: one real pass");
+  expect(plan_of(spec(TransformKind::kR2C, {1, 1 << 16}, {1}), machine(4, 4)).plan.passes.size() == 1,
+         "half the length below the four-step threshold: one real pass");
+}
+
 void test_contiguous_lines_overflowing_l2_run_alone() {
   // c2c float64, n = 2^15: a group of 4 lines (2 MiB of data and buffer)
   // overflows half of L2 where one line (512 KiB) fits.
@@ -185,6 +224,7 @@ int main() {
   test_four_step_split();
   test_four_step_needs_a_free_temporary();
   test_real_passes();
+  test_few_long_real_lines_run_at_half_length();
   test_contiguous_lines_overflowing_l2_run_alone();
   test_bunches();
   test_empty_spec_has_no_passes();

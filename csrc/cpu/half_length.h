@@ -1,0 +1,110 @@
+// Real transforms of even length n through complex ones of h = n / 2 points,
+// so that a few long real lines spread over every thread (as complex lines
+// do, through their four-step split).
+//
+// z[j] = x[2j] + i x[2j+1] has Z = FFT_h(z). With w = exp(-2 pi i / n) and
+// Z[h] = Z[0], the real transform's bins are, for k = 0 .. h / 2,
+//   E = (Z[k] + conj Z[h-k]) / 2,   O = -i (Z[k] - conj Z[h-k]) / 2,
+//   X[k] = E + w^k O,               X[h-k] = conj(E - w^k O).
+// Backwards, from bins X of a Hermitian spectrum,
+//   Z[k] = (X[k] + conj X[h-k]) + i conj(w^k) (X[k] - conj X[h-k])
+// has the unnormalised inverse FFT_h z[j] = x[2j] + i x[2j+1]. Each pair
+// (k, h - k) needs only its own two values: pairs split over tasks freely,
+// and the unpack runs in place. Included by line_kernels.h only.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cache/plan_cache.h"
+#include "cpu/line_plans.h"
+#include "ducc0/math/unity_roots.h"
+
+namespace jax_apple_fft {
+
+// w^k for k = 0 .. h / 2, rounded once from double-precision roots.
+template <class T>
+class HalfLengthTwiddles final : public CachedPlan {
+ public:
+  explicit HalfLengthTwiddles(std::int64_t n) : values(compute(n)) {}
+  std::size_t bytes() const override { return sizeof(*this) + values.size() * sizeof(values[0]); }
+
+  const std::vector<ducc::Cmplx<T>> values;
+
+ private:
+  static std::vector<ducc::Cmplx<T>> compute(std::int64_t n) {
+    const ducc::UnityRoots<T, ducc::Cmplx<T>> roots(static_cast<std::size_t>(n));
+    std::vector<ducc::Cmplx<T>> values(static_cast<std::size_t>(n / 4 + 1));
+    for (std::size_t k = 0; k < values.size(); ++k) values[k] = roots[k].conj();
+    return values;
+  }
+};
+
+template <class T>
+std::shared_ptr<const HalfLengthTwiddles<T>> get_half_length_twiddles(PlanCache& cache,
+                                                                      std::int64_t n) {
+  return cache.get<HalfLengthTwiddles<T>>(
+      PlanKey{"cpu.half_length_twiddles", {static_cast<std::int64_t>(sizeof(T)), n}},
+      [&] { return std::make_shared<const HalfLengthTwiddles<T>>(n); });
+}
+
+// The pairs a task of `chunks` per line takes: [first, end) of 0 .. h / 2.
+struct PairRange {
+  std::int64_t first, end;
+};
+inline PairRange pair_range(std::int64_t h, std::int64_t chunks, std::int64_t chunk) {
+  const std::int64_t pairs = h / 2 + 1;
+  return {chunk * pairs / chunks, (chunk + 1) * pairs / chunks};
+}
+
+template <class T>
+inline ducc::Cmplx<T> times_minus_half_i(const ducc::Cmplx<T>& a) {
+  return {a.i / 2, -a.r / 2};
+}
+
+// R2C: Z[0 .. h) of one line becomes its bins X[0 .. h], in place, for the
+// pairs in `range`; scaled by fct, conjugated for the inverse sign.
+template <class T>
+void unpack_half_length(ducc::Cmplx<T>* line, std::int64_t h, const ducc::Cmplx<T>* w,
+                        PairRange range, T fct, bool forward) {
+  auto put = [&](std::int64_t k, ducc::Cmplx<T> x) { line[k] = (forward ? x : x.conj()) * fct; };
+  for (std::int64_t k = range.first; k < range.end; ++k) {
+    if (k == 0) {
+      const ducc::Cmplx<T> z0 = line[0];
+      put(0, {z0.r + z0.i, T(0)});
+      put(h, {z0.r - z0.i, T(0)});
+      continue;
+    }
+    const ducc::Cmplx<T> a = line[k], b = line[h - k].conj();
+    const ducc::Cmplx<T> even = (a + b) * T(0.5);
+    const ducc::Cmplx<T> odd = w[k] * times_minus_half_i(a - b);
+    put(k, even + odd);
+    if (h - k != k) put(h - k, (even - odd).conj());
+  }
+}
+
+// C2R: the bins X[0 .. h] of one line become Z[0 .. h) (another buffer), for
+// the pairs in `range`. The imaginary parts of X[0] and X[h] are ignored, as
+// a Hermitian spectrum has none; the forward sign conjugates the bins (the
+// transform of real data).
+template <class T>
+void pack_half_length(const ducc::Cmplx<T>* bins, ducc::Cmplx<T>* z, std::int64_t h,
+                      const ducc::Cmplx<T>* w, PairRange range, bool forward) {
+  auto bin = [&](std::int64_t k) {
+    ducc::Cmplx<T> v = bins[k];
+    if (k == 0 || k == h) v.i = T(0);
+    return forward ? v.conj() : v;
+  };
+  // (a + c) + i t, t = w_conj (a - c), with c = conj X[h-k].
+  auto one = [](ducc::Cmplx<T> a, ducc::Cmplx<T> c, ducc::Cmplx<T> w_conj) {
+    const ducc::Cmplx<T> sum = a + c, t = w_conj * (a - c);
+    return ducc::Cmplx<T>{sum.r - t.i, sum.i + t.r};
+  };
+  for (std::int64_t k = range.first; k < range.end; ++k) {
+    z[k] = one(bin(k), bin(h - k).conj(), w[k].conj());
+    // conj(w^(h-k)) = -w^k.
+    if (k != 0 && h - k != k) z[h - k] = one(bin(h - k), bin(k).conj(), w[k] * T(-1));
+  }
+}
+
+}  // namespace jax_apple_fft

@@ -1,0 +1,73 @@
+"""Few long real lines, which the CPU backend runs as complex lines of half
+the length (a four-step split over every thread) between a pack or unpack of
+the bins: every kind, sign and norm against numpy's float64 result, and the
+plan that takes that path."""
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.usefixtures("x64")
+
+import jax_apple_fft as af
+
+C2C, R2C, C2R = 0, 1, 2
+N = 1 << 17  # half of it, 2^16, is the shortest four-step length
+CACHE = af.PlanCache(threads=4)  # more threads than lines
+
+
+def tolerance(dtype):
+    return 2e-5 if dtype in (np.float32, np.complex64) else 1e-12
+
+
+def relative_error(got, want):
+    return np.linalg.norm(np.asarray(got) - want) / np.linalg.norm(want)
+
+
+def test_the_plan_takes_half_length():
+    plan = CACHE._native.describe_cpu(R2C, True, 0, [1, N], [1], [N])
+    assert "c2c axis 1 n 256" in plan and "unpack axis 1 n 131072 lines 1" in plan, plan
+    plan = CACHE._native.describe_cpu(C2R, False, 0, [1, N // 2 + 1], [1], [N])
+    assert plan.startswith("pack axis 1 n 131072 lines 1"), plan
+
+
+@pytest.mark.parametrize("dtype", (np.float32, np.float64))
+@pytest.mark.parametrize("norm", (None, "ortho", "forward"))
+@pytest.mark.parametrize("lines", (1, 3))
+def test_rfft_and_irfft(dtype, norm, lines):
+    rng = np.random.default_rng(lines)
+    x = rng.standard_normal((lines, N)).astype(dtype)
+    spectrum = af.rfft(x, norm=norm, cache=CACHE, backend="cpu")
+    want = np.fft.rfft(x.astype(np.float64), norm=norm)
+    assert relative_error(spectrum, want) < tolerance(dtype)
+    back = af.irfft(np.asarray(spectrum), n=N, norm=norm, cache=CACHE, backend="cpu")
+    assert relative_error(back, np.fft.irfft(np.asarray(spectrum).astype(np.complex128),
+                                             n=N, norm=norm)) < tolerance(dtype)
+
+
+@pytest.mark.parametrize("dtype", (np.float32, np.float64))
+def test_the_other_signs(dtype):
+    # ihfft is the inverse-sign R2C, hfft the forward-sign C2R.
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, N)).astype(dtype)
+    assert relative_error(af.ihfft(x, cache=CACHE, backend="cpu"),
+                          np.fft.ihfft(x.astype(np.float64))) < tolerance(dtype)
+    half = np.fft.ihfft(x.astype(np.float64)).astype(np.complex64 if dtype == np.float32
+                                                     else np.complex128)
+    assert relative_error(af.hfft(half, n=N, cache=CACHE, backend="cpu"),
+                          np.fft.hfft(half.astype(np.complex128), n=N)) < tolerance(dtype)
+
+
+def test_dc_and_nyquist_imaginary_parts_are_ignored():
+    rng = np.random.default_rng(3)
+    bins = (rng.standard_normal(N // 2 + 1) + 1j * rng.standard_normal(N // 2 + 1))
+    got = af.irfft(bins.astype(np.complex128)[None], n=N, cache=CACHE, backend="cpu")
+    assert relative_error(got[0], np.fft.irfft(bins, n=N)) < 1e-12
+
+
+def test_rfftn_and_irfftn_with_a_long_last_axis():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, N)).astype(np.float64)
+    spectrum = af.rfftn(x, cache=CACHE, backend="cpu")
+    assert relative_error(spectrum, np.fft.rfftn(x)) < 1e-12
+    back = af.irfftn(np.asarray(spectrum), s=x.shape, cache=CACHE, backend="cpu")
+    assert relative_error(back, x) < 1e-12
