@@ -15,14 +15,16 @@
 // Where one transform's elements live on one side: computed once per
 // thread, so that the element loops multiply and add only.
 struct TransformSide {
-  uint base;   // side_base of the transform's batch
-  uint first;  // global index of local element 0 (residue * r_mul)
+  uint base;     // side_base of the transform's batch
+  uint residue;  // the transform's index within its batch
+  uint first;    // global index of local element 0 (residue * r_mul)
 };
 
 inline TransformSide transform_side(constant FftSide& s, constant FftParams& p, uint transform) {
   TransformSide t;
   t.base = side_base(s, transform / p.per_batch);
-  t.first = (transform % p.per_batch) * s.r_mul;
+  t.residue = transform % p.per_batch;
+  t.first = t.residue * s.r_mul;
   return t;
 }
 
@@ -36,14 +38,13 @@ inline float2 load_value(constant FftParams& p, device const float* in, device c
 }
 
 inline void store_value(constant FftParams& p, device float* out, device const float2* post,
-                        device const float2* post_fine, TransformSide t, uint residue, uint i,
-                        float2 v) {
+                        device const float2* post_fine, TransformSide t, uint i, float2 v) {
   uint g = i * p.out.g_mul + t.first;
   if (g >= p.out.valid) return;
   if (p.post_mode == FFT_SCALE_BY_INDEX) {
     v = complex_mul(v, post[g]);
   } else if (p.post_mode == FFT_SCALE_FOUR_STEP) {
-    uint e = (i * residue) % p.twiddle_n;
+    uint e = (i * t.residue) % p.twiddle_n;
     float2 w = complex_mul(post[e / p.twiddle_split], post_fine[e % p.twiddle_split]);
     v = complex_mul(v, directed(w, p.inverse));
   }
@@ -101,23 +102,18 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
 template <bool kPowerOfTwo>
 inline void stockham_stage_of(uint radix, constant FftParams& p, threadgroup float2* data,
                               uint lane, uint span_in, device const float2* twiddles) {
-  if (kPowerOfTwo) {
-    switch (radix) {
-      case 2u: stockham_stage<2u>(p, data, lane, span_in, twiddles); break;
-      case 4u: stockham_stage<4u>(p, data, lane, span_in, twiddles); break;
-      default: stockham_stage<8u>(p, data, lane, span_in, twiddles); break;
-    }
-    return;
-  }
   switch (radix) {
-    case 2u: stockham_stage<2u>(p, data, lane, span_in, twiddles); break;
-    case 3u: stockham_stage<3u>(p, data, lane, span_in, twiddles); break;
-    case 4u: stockham_stage<4u>(p, data, lane, span_in, twiddles); break;
-    case 5u: stockham_stage<5u>(p, data, lane, span_in, twiddles); break;
-    case 7u: stockham_stage<7u>(p, data, lane, span_in, twiddles); break;
-    case 8u: stockham_stage<8u>(p, data, lane, span_in, twiddles); break;
-    case 11u: stockham_stage<11u>(p, data, lane, span_in, twiddles); break;
-    default: stockham_stage<13u>(p, data, lane, span_in, twiddles); break;
+    case 2u: stockham_stage<2u>(p, data, lane, span_in, twiddles); return;
+    case 4u: stockham_stage<4u>(p, data, lane, span_in, twiddles); return;
+    case 8u: stockham_stage<8u>(p, data, lane, span_in, twiddles); return;
+  }
+  if (kPowerOfTwo) return;  // the planner gives this kernel no other radix
+  switch (radix) {
+    case 3u: stockham_stage<3u>(p, data, lane, span_in, twiddles); return;
+    case 5u: stockham_stage<5u>(p, data, lane, span_in, twiddles); return;
+    case 7u: stockham_stage<7u>(p, data, lane, span_in, twiddles); return;
+    case 11u: stockham_stage<11u>(p, data, lane, span_in, twiddles); return;
+    default: stockham_stage<13u>(p, data, lane, span_in, twiddles); return;
   }
 }
 
@@ -147,9 +143,8 @@ inline void fft_stockham_body(device const float* in, device float* out,
 
   if (!present) return;
   TransformSide to = transform_side(p.out, p, transform);
-  uint residue = transform % p.per_batch;
   for (uint i = lane; i < p.n; i += p.threads_per_transform) {
-    store_value(p, out, post, post_fine, to, residue, i, data[i]);
+    store_value(p, out, post, post_fine, to, i, data[i]);
   }
 }
 

@@ -234,9 +234,10 @@ class Planner {
 
   void add(CpuPass p) {
     if (half_length_op(p.op)) {
-      // Value by value, pairs of bins split over tasks within a line.
-      p.tasks = std::max<std::int64_t>(task_count(p.lines(), p.n / 2, machine_.threads),
-                                       p.lines());
+      // Value by value; every line's pairs of bins split into as many ranges.
+      const std::int64_t lines = p.lines();
+      const std::int64_t per_line = task_count(lines, p.n / 2, machine_.threads) / lines;
+      p.tasks = lines * std::max<std::int64_t>(1, per_line);
       plan_.passes.push_back(std::move(p));
       return;
     }

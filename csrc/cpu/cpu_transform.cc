@@ -139,13 +139,14 @@ class CpuTransformImpl final : public CpuTransform {
     };
     const void* src = pointer(pass.src);
     void* dst = pointer(pass.dst);
-    if (half_length_op(pass.op)) return run_half_length(pass, plans, src, dst, cache, recorder);
-    LineWalker walker(pass.shape, pass.src_strides, pass.dst_strides, pass.axis);
+    const LineWalker walker(pass.shape, pass.src_strides, pass.dst_strides, pass.axis);
+    const T fct = pass.last ? static_cast<T>(spec_.scale) : T(1);
+    if (half_length_op(pass.op))
+      return run_half_length(pass, plans, walker, src, dst, fct, cache, recorder);
     const std::int64_t lines = walker.lines();
     const std::int64_t group = static_cast<std::int64_t>(pass.lanes);
     const std::size_t scratch_bytes =
         pass.bunch * pass.group_scratch * pass.lanes * sizeof(Cmplx<T>);
-    const T fct = pass.last ? static_cast<T>(spec_.scale) : T(1);
 
     cache.workers().parallel_for(static_cast<std::size_t>(pass.tasks), [&](std::size_t task) {
       const auto started = recorder ? std::chrono::steady_clock::now()
@@ -172,23 +173,21 @@ class CpuTransformImpl final : public CpuTransform {
   }
 
   // A pack or unpack pass (half_length.h): its tasks split each line's pairs
-  // of bins into pass.tasks / lines ranges.
-  void run_half_length(const CpuPass& pass, const PassPlans<T>& plans, const void* src,
-                       void* dst, PlanCache& cache, PassRecorder* recorder) const {
-    LineWalker walker(pass.shape, pass.src_strides, pass.dst_strides, pass.axis);
-    const std::int64_t lines = walker.lines(), h = pass.n / 2;
-    const std::int64_t chunks = std::max<std::int64_t>(1, pass.tasks / lines);
+  // of bins into pass.tasks / lines ranges (the planner makes it a multiple).
+  void run_half_length(const CpuPass& pass, const PassPlans<T>& plans, const LineWalker& walker,
+                       const void* src, void* dst, T fct, PlanCache& cache,
+                       PassRecorder* recorder) const {
+    const std::int64_t h = pass.n / 2, chunks = pass.tasks / walker.lines();
     const Cmplx<T>* w = plans.half_length->values.data();
-    const T fct = pass.last ? static_cast<T>(spec_.scale) : T(1);
-    cache.workers().parallel_for(static_cast<std::size_t>(lines * chunks), [&](std::size_t task) {
+    cache.workers().parallel_for(static_cast<std::size_t>(pass.tasks), [&](std::size_t task) {
       const auto started = recorder ? std::chrono::steady_clock::now()
                                     : std::chrono::steady_clock::time_point{};
       const std::int64_t line = static_cast<std::int64_t>(task) / chunks;
       const PairRange range = pair_range(h, chunks, static_cast<std::int64_t>(task) % chunks);
-      LineWalker w_line = walker;
-      w_line.seek(line);
-      const auto* bins = static_cast<const Cmplx<T>*>(src) + w_line.src();
-      auto* values = static_cast<Cmplx<T>*>(dst) + w_line.dst();
+      LineWalker at = walker;
+      at.seek(line);
+      const auto* bins = static_cast<const Cmplx<T>*>(src) + at.src();
+      auto* values = static_cast<Cmplx<T>*>(dst) + at.dst();
       if (pass.op == LineOp::kUnpackHalfLength)
         unpack_half_length(values, h, w, range, fct, pass.forward);
       else

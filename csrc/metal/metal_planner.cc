@@ -323,8 +323,9 @@ class Planner {
 
     const std::uint64_t twiddles = stage_twiddles(n);
     MetalDispatch d;
-    const bool power_of_two = std::all_of(radices.begin(), radices.end(),
-                                          [](std::uint32_t r) { return r == 2 || r == 4 || r == 8; });
+    const bool power_of_two = std::all_of(radices.begin(), radices.end(), [](std::uint32_t r) {
+      return r == 2 || r == 4 || r == 8;
+    });
     d.kernel = power_of_two ? "fft_stockham_pow2" : "fft_stockham";
     d.threadgroups = {checked_u32(ceil_div(transforms, per_group), "the grid"), 1, 1};
     d.threads = {p.group_threads, 1, 1};
