@@ -1,8 +1,8 @@
 // Small DFTs on values held in registers, for one Stockham stage.
 //
-// Radices 2, 3, 4 and 8 are written out; any other radix (5, 7, 11, 13) uses
-// a direct DFT whose roots come from the stage twiddle table, so every
-// constant is a double-precision value rounded once.
+// Radices 2, 3, 4, 5, 7 and 8 are written out, with constants that are
+// double-precision values rounded once; 11 and 13 use a direct DFT whose
+// roots come from the stage twiddle table.
 #pragma once
 
 #include "fft_helpers.h"
@@ -33,6 +33,51 @@ inline void butterfly4(thread float2* v, uint inverse) {
   v[2] = t0 - t2;
   v[1] = t1 + t3;
   v[3] = t1 - t3;
+}
+
+// Odd radices pair v[m] with v[R-m]: sums meet cosines, differences sines,
+// so a DFT of size R takes ((R-1)/2)^2 real products per part instead of (R-1)^2.
+inline void butterfly5(thread float2* v, uint inverse) {
+  const float c1 = 0.309016994374947424102293417182819059f;   // cos(2 pi / 5)
+  const float c2 = -0.809016994374947424102293417182819059f;  // cos(4 pi / 5)
+  const float s1 = 0.951056516295153572116439333379382143f;   // sin(2 pi / 5)
+  const float s2 = 0.587785252292473129168705954639072769f;   // sin(4 pi / 5)
+  float2 a1 = v[1] + v[4], b1 = v[1] - v[4];
+  float2 a2 = v[2] + v[3], b2 = v[2] - v[3];
+  float2 t1 = v[0] + a1 * c1 + a2 * c2;
+  float2 t2 = v[0] + a1 * c2 + a2 * c1;
+  float2 u1 = rotate_quarter(b1 * s1 + b2 * s2, inverse);
+  float2 u2 = rotate_quarter(b1 * s2 - b2 * s1, inverse);
+  v[0] = v[0] + a1 + a2;
+  v[1] = t1 + u1;
+  v[4] = t1 - u1;
+  v[2] = t2 + u2;
+  v[3] = t2 - u2;
+}
+
+inline void butterfly7(thread float2* v, uint inverse) {
+  const float c1 = 0.623489801858733530525004884004239811f;   // cos(2 pi / 7)
+  const float c2 = -0.222520933956314404288902564496794759f;  // cos(4 pi / 7)
+  const float c3 = -0.900968867902419126236102319507445051f;  // cos(6 pi / 7)
+  const float s1 = 0.78183148246802980870844452667405775f;    // sin(2 pi / 7)
+  const float s2 = 0.974927912181823607018131682993931217f;   // sin(4 pi / 7)
+  const float s3 = 0.433883739117558120475768332848358755f;   // sin(6 pi / 7)
+  float2 a1 = v[1] + v[6], b1 = v[1] - v[6];
+  float2 a2 = v[2] + v[5], b2 = v[2] - v[5];
+  float2 a3 = v[3] + v[4], b3 = v[3] - v[4];
+  float2 t1 = v[0] + a1 * c1 + a2 * c2 + a3 * c3;
+  float2 t2 = v[0] + a1 * c2 + a2 * c3 + a3 * c1;
+  float2 t3 = v[0] + a1 * c3 + a2 * c1 + a3 * c2;
+  float2 u1 = rotate_quarter(b1 * s1 + b2 * s2 + b3 * s3, inverse);
+  float2 u2 = rotate_quarter(b1 * s2 - b2 * s3 - b3 * s1, inverse);
+  float2 u3 = rotate_quarter(b1 * s3 - b2 * s1 + b3 * s2, inverse);
+  v[0] = v[0] + a1 + a2 + a3;
+  v[1] = t1 + u1;
+  v[6] = t1 - u1;
+  v[2] = t2 + u2;
+  v[5] = t2 - u2;
+  v[3] = t3 + u3;
+  v[4] = t3 - u3;
 }
 
 inline void butterfly8(thread float2* v, uint inverse) {
@@ -82,6 +127,10 @@ inline void butterfly(thread float2* v, uint inverse, uint n, device const float
     butterfly3(v, inverse);
   } else if (R == 4u) {
     butterfly4(v, inverse);
+  } else if (R == 5u) {
+    butterfly5(v, inverse);
+  } else if (R == 7u) {
+    butterfly7(v, inverse);
   } else if (R == 8u) {
     butterfly8(v, inverse);
   } else {

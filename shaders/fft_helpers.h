@@ -24,10 +24,7 @@ inline uint side_base(constant FftSide& s, uint batch) {
 
 // Element g of the batch whose side_base is `base`; the caller has checked g < s.valid.
 inline float2 read_element_at(constant FftSide& s, device const float* buffer, uint base, uint g) {
-  if (s.kind == FFT_SIDE_COMPLEX) {
-    uint at = 2u * (base + g * s.elem_stride);
-    return float2(buffer[at], buffer[at + 1u]);
-  }
+  if (s.kind == FFT_SIDE_COMPLEX) return load_pair(buffer, 2u * (base + g * s.elem_stride));
   if (s.kind == FFT_SIDE_REAL) {
     return float2(buffer[base + g * s.elem_stride], 0.0f);
   }
@@ -38,9 +35,7 @@ inline float2 read_element_at(constant FftSide& s, device const float* buffer, u
 inline void write_element_at(constant FftSide& s, device float* buffer, uint base, uint g,
                              float2 v) {
   if (s.kind == FFT_SIDE_COMPLEX) {
-    uint at = 2u * (base + g * s.elem_stride);
-    buffer[at] = v.x;
-    buffer[at + 1u] = v.y;
+    store_pair(buffer, 2u * (base + g * s.elem_stride), v);
   } else if (s.kind == FFT_SIDE_REAL) {
     buffer[base + g * s.elem_stride] = v.x;
   } else {

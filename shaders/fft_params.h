@@ -37,7 +37,13 @@ using uint = std::uint32_t;
 // Multiplication applied while loading (pre) or storing (post).
 #define FFT_SCALE_NONE 0u
 #define FFT_SCALE_BY_INDEX 1u      // table[g], g = global element index
-#define FFT_SCALE_FOUR_STEP 2u     // w_N^(k*r) from a coarse and a fine table
+#define FFT_SCALE_FOUR_STEP 2u     // w_N^(k*r) from a coarse table and the fine one at buffer 5
+
+// How a threadgroup's threads walk a side's elements when loading or storing.
+// The element each thread takes differs; what is read and written does not.
+#define FFT_WALK_LANES 0u    // a transform's threads take its consecutive elements
+#define FFT_WALK_ACROSS 1u   // neighbouring threads take neighbouring transforms' same element
+#define FFT_WALK_RUN 2u      // the group's transforms are one run of contiguous pairs of floats
 
 // Where the elements of one side live. Transform t of a dispatch belongs to
 // batch b = t / per_batch and has residue r = t % per_batch; its local
@@ -45,7 +51,11 @@ using uint = std::uint32_t;
 //   base(b) + g * elem_stride,
 //   base(b) = (b / inner_count) * outer_stride + (b % inner_count) * inner_stride,
 // in units of the side's element type. Elements with g >= valid read as
-// zero and are not written.
+// zero and are not written. `walk` picks how threads cover the elements: the
+// planner chooses FFT_WALK_RUN only when the group's elements are one
+// contiguous run (complex or real pairs, unit stride, no pre/post multiply,
+// an even float offset), and FFT_WALK_ACROSS where neighbouring transforms
+// are neighbours in memory, so that each warp's accesses are contiguous.
 struct FftSide {
   uint kind;
   uint valid;
@@ -55,6 +65,7 @@ struct FftSide {
   uint inner_count;
   uint inner_stride;
   uint outer_stride;
+  uint walk;
 };
 
 struct FftParams {
@@ -69,8 +80,12 @@ struct FftParams {
   uint group_threads;  // threads per threadgroup
   uint pre_mode;
   uint post_mode;
+  // 1: a circular convolution. After the transform every element is
+  // multiplied by the spectrum at buffer 5 (indexed as the load side's g),
+  // and the transform runs again in the other direction before the store.
+  uint convolve;
   uint twiddle_n;      // N of the four-step twiddle w_N
-  uint twiddle_split;  // w_N^e = coarse[e / split] * fine[e % split]
+  uint twiddle_shift;  // w_N^e = coarse[e >> shift] * fine[e & (2^shift - 1)]
   float scale;         // normalisation, applied by the dispatch that stores the result
   FftSide in;
   FftSide out;

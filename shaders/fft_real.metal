@@ -61,12 +61,12 @@ kernel void fft_r2c_unpack(device const float* in MTL_BUFFER(0), device float* o
                            device const float2* twiddles MTL_BUFFER(2),
                            device const float2* pre MTL_BUFFER(3),
                            device const float2* post MTL_BUFFER(4),
-                           device const float2* post_fine MTL_BUFFER(5),
+                           device const float2* extra MTL_BUFFER(5),
                            constant FftParams& p MTL_BUFFER(6),
                            threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                            uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
   // Every kernel takes every binding (one signature for all); this one reads some.
-  (void)pre, (void)post, (void)post_fine, (void)shared;
+  (void)pre, (void)post, (void)extra, (void)shared;
   r2c_unpack_body(in, out, twiddles, p, item_index(p, tid, group));
 }
 
@@ -74,11 +74,11 @@ kernel void fft_c2r_pack(device const float* in MTL_BUFFER(0), device float* out
                          device const float2* twiddles MTL_BUFFER(2),
                          device const float2* pre MTL_BUFFER(3),
                          device const float2* post MTL_BUFFER(4),
-                         device const float2* post_fine MTL_BUFFER(5),
+                         device const float2* extra MTL_BUFFER(5),
                          constant FftParams& p MTL_BUFFER(6),
                          threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                          uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  (void)pre, (void)post, (void)post_fine, (void)shared;
+  (void)pre, (void)post, (void)extra, (void)shared;
   c2r_pack_body(in, out, twiddles, p, item_index(p, tid, group));
 }
 
@@ -86,10 +86,10 @@ kernel void fft_c2r_expand(device const float* in MTL_BUFFER(0), device float* o
                            device const float2* twiddles MTL_BUFFER(2),
                            device const float2* pre MTL_BUFFER(3),
                            device const float2* post MTL_BUFFER(4),
-                           device const float2* post_fine MTL_BUFFER(5),
+                           device const float2* extra MTL_BUFFER(5),
                            constant FftParams& p MTL_BUFFER(6),
                            threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                            uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  (void)twiddles, (void)pre, (void)post, (void)post_fine, (void)shared;
+  (void)twiddles, (void)pre, (void)post, (void)extra, (void)shared;
   c2r_expand_body(in, out, p, item_index(p, tid, group));
 }

@@ -10,7 +10,20 @@
 // of the four-step decomposition and the inner transforms of Bluestein;
 // the planner tells them apart only through FftParams. fft_stockham_pow2 is
 // the same kernel for lengths whose radices are 2, 4 and 8.
+//
+// Loads and stores issue all of a thread's accesses before using any, so
+// each thread keeps up to FFT_MAX_THREAD_VALUES memory requests in flight.
 #include "fft_butterflies.h"
+
+// Where element f of the group's threadgroup memory lives. Lengths 2^k with
+// the XOR swizzle: the low 4 bits of f (the 8-byte bank among 16) are mixed
+// with bits 4-11, so the strided accesses of Stockham stages and of
+// neighbouring transforms fall in different banks. Needs f < 4096, and
+// threadgroup memory of whole blocks of 16 elements (the planner's rounding).
+template <bool kSwizzle>
+inline uint slot(uint f) {
+  return kSwizzle ? f ^ (((f >> 4u) ^ (f >> 8u)) & 15u) : f;
+}
 
 // Where one transform's elements live on one side: computed once per
 // thread, so that the element loops multiply and add only.
@@ -28,37 +41,165 @@ inline TransformSide transform_side(constant FftSide& s, constant FftParams& p, 
   return t;
 }
 
-inline float2 load_value(constant FftParams& p, device const float* in, device const float2* pre,
-                         TransformSide t, uint i) {
-  uint g = i * p.in.g_mul + t.first;
-  if (g >= p.in.valid) return float2(0.0f, 0.0f);
-  float2 v = read_element_at(p.in, in, t.base, g);
-  if (p.pre_mode == FFT_SCALE_BY_INDEX) v = complex_mul(v, pre[g]);
-  return v;
+// Which transform of the group, and which of its lanes, a thread loads or
+// stores for under a walk other than FFT_WALK_RUN.
+struct WalkPosition {
+  uint local;  // transform within the group
+  uint lane;   // takes elements lane, lane + threads_per_transform, ...
+};
+
+inline WalkPosition walk_position(constant FftSide& s, constant FftParams& p, uint tid) {
+  WalkPosition w;
+  if (s.walk == FFT_WALK_ACROSS) {
+    w.local = tid % p.per_group;
+    w.lane = tid / p.per_group;
+  } else {
+    w.local = tid / p.threads_per_transform;
+    w.lane = tid % p.threads_per_transform;
+  }
+  return w;
+}
+
+// Float index of the group's first element under FFT_WALK_RUN.
+inline uint run_start(constant FftSide& s, constant FftParams& p, uint first_transform) {
+  TransformSide t = transform_side(s, p, first_transform);
+  return s.kind == FFT_SIDE_COMPLEX ? 2u * (t.base + t.first) : t.base + 2u * t.first;
+}
+
+// Transforms of the group that exist (the last group may be partial).
+inline uint present_transforms(constant FftParams& p, uint first_transform) {
+  uint remaining = p.transforms - first_transform;
+  return remaining < p.per_group ? remaining : p.per_group;
+}
+
+// w_N^(i * residue) for the four-step decomposition, conjugated for inverse
+// transforms; the planner keeps i * residue below twiddle_n (i < n1, residue < n2).
+inline float2 four_step_twiddle(constant FftParams& p, device const float2* coarse,
+                                device const float2* fine, uint i, uint residue) {
+  uint e = i * residue;
+  uint fine_mask = (1u << p.twiddle_shift) - 1u;
+  return directed(complex_mul(coarse[e >> p.twiddle_shift], fine[e & fine_mask]), p.inverse);
+}
+
+template <uint kKind>
+inline float2 read_kind(device const float* buffer, uint base, uint g, uint stride) {
+  if (kKind == FFT_SIDE_COMPLEX) return load_pair(buffer, 2u * (base + g * stride));
+  if (kKind == FFT_SIDE_REAL) return float2(buffer[base + g * stride], 0.0f);
+  uint at = base + 2u * g * stride;
+  return float2(buffer[at], buffer[at + stride]);
+}
+
+// A thread's elements of one transform: element lane + c * threads_per_transform
+// into values[c], zero where absent or beyond `valid`.
+template <uint kKind>
+inline void read_lane(constant FftParams& p, device const float* in, TransformSide t, bool present,
+                      uint lane, thread float2* values) {
+  FFT_UNROLL
+  for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
+    uint i = lane + c * p.threads_per_transform;
+    uint g = i * p.in.g_mul + t.first;
+    values[c] = present && i < p.n && g < p.in.valid
+                    ? read_kind<kKind>(in, t.base, g, p.in.elem_stride)
+                    : float2(0.0f, 0.0f);
+  }
+}
+
+template <bool kSwizzle>
+inline void load_group(constant FftParams& p, device const float* in, device const float2* pre,
+                       device const float2* extra, threadgroup float2* shared, uint tid,
+                       uint first_transform) {
+  float2 values[FFT_MAX_THREAD_VALUES];
+  if (p.in.walk == FFT_WALK_RUN) {
+    uint start = run_start(p.in, p, first_transform);
+    uint count = present_transforms(p, first_transform) * p.n;
+    FFT_UNROLL
+    for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
+      uint f = tid + c * p.group_threads;
+      values[c] = f < count ? load_pair(in, start + 2u * f) : float2(0.0f, 0.0f);
+    }
+    FFT_UNROLL
+    for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
+      uint f = tid + c * p.group_threads;
+      if (f < p.per_group * p.n) shared[slot<kSwizzle>(f)] = values[c];
+    }
+    return;
+  }
+  WalkPosition w = walk_position(p.in, p, tid);
+  uint transform = first_transform + w.local;
+  bool present = transform < p.transforms;
+  TransformSide t = transform_side(p.in, p, transform);
+  if (p.in.kind == FFT_SIDE_COMPLEX) {
+    read_lane<FFT_SIDE_COMPLEX>(p, in, t, present, w.lane, values);
+  } else if (p.in.kind == FFT_SIDE_REAL) {
+    read_lane<FFT_SIDE_REAL>(p, in, t, present, w.lane, values);
+  } else {
+    read_lane<FFT_SIDE_REAL_PAIRS>(p, in, t, present, w.lane, values);
+  }
+  uint offset = w.local * p.n;
+  FFT_UNROLL
+  for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
+    uint i = w.lane + c * p.threads_per_transform;
+    if (i < p.n) {
+      uint g = i * p.in.g_mul + t.first;
+      if (p.pre_mode == FFT_SCALE_BY_INDEX && g < p.in.valid) {
+        values[c] = complex_mul(values[c], pre[g]);
+      } else if (p.pre_mode == FFT_SCALE_FOUR_STEP) {
+        values[c] = complex_mul(values[c], four_step_twiddle(p, pre, extra, i, t.residue));
+      }
+      shared[slot<kSwizzle>(offset + i)] = values[c];
+    }
+  }
 }
 
 inline void store_value(constant FftParams& p, device float* out, device const float2* post,
-                        device const float2* post_fine, TransformSide t, uint i, float2 v) {
+                        device const float2* extra, TransformSide t, uint i, float2 v) {
   uint g = i * p.out.g_mul + t.first;
   if (g >= p.out.valid) return;
   if (p.post_mode == FFT_SCALE_BY_INDEX) {
     v = complex_mul(v, post[g]);
   } else if (p.post_mode == FFT_SCALE_FOUR_STEP) {
-    uint e = (i * t.residue) % p.twiddle_n;
-    float2 w = complex_mul(post[e / p.twiddle_split], post_fine[e % p.twiddle_split]);
-    v = complex_mul(v, directed(w, p.inverse));
+    v = complex_mul(v, four_step_twiddle(p, post, extra, i, t.residue));
   }
   write_element_at(p.out, out, t.base, g, v * p.scale);
 }
 
-// One Stockham stage of radix R: sub-transforms of length `span_in` become
-// length span_in * R. Butterfly j reads elements j + r * (n / R). The planner
-// gives a thread at most FFT_MAX_THREAD_VALUES / R butterflies of any stage,
-// so with R known here a thread's values are a fixed-size array indexed by
-// constants after unrolling: registers, not memory.
-template <uint R>
-inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint lane,
-                           uint span_in, device const float2* twiddles) {
+template <bool kSwizzle>
+inline void store_group(constant FftParams& p, device float* out, device const float2* post,
+                        device const float2* extra, threadgroup float2* shared, uint tid,
+                        uint first_transform) {
+  if (p.out.walk == FFT_WALK_RUN) {
+    uint start = run_start(p.out, p, first_transform);
+    uint count = present_transforms(p, first_transform) * p.n;
+    FFT_UNROLL
+    for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
+      uint f = tid + c * p.group_threads;
+      if (f < count) store_pair(out, start + 2u * f, shared[slot<kSwizzle>(f)] * p.scale);
+    }
+    return;
+  }
+  WalkPosition w = walk_position(p.out, p, tid);
+  uint transform = first_transform + w.local;
+  if (transform >= p.transforms) return;
+  TransformSide t = transform_side(p.out, p, transform);
+  uint offset = w.local * p.n;
+  FFT_UNROLL
+  for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
+    uint i = w.lane + c * p.threads_per_transform;
+    if (i < p.n) store_value(p, out, post, extra, t, i, shared[slot<kSwizzle>(offset + i)]);
+  }
+}
+
+// One Stockham stage of radix R over the transform at `offset` in the
+// group's memory: sub-transforms of length `span_in` become length
+// span_in * R. Butterfly j reads elements j + r * (n / R). The planner gives
+// a thread at most FFT_MAX_THREAD_VALUES / R butterflies of any stage, so
+// with R known here a thread's values are a fixed-size array indexed by
+// constants after unrolling: registers, not memory. Lengths 2^k divide by
+// span_in with a shift (span_shift = log2 span_in).
+template <uint R, bool kPowerOfTwo>
+inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint offset, uint lane,
+                           uint span_in, uint span_shift, uint inverse,
+                           device const float2* twiddles) {
   const uint held = FFT_MAX_THREAD_VALUES / R;  // butterflies a thread can own
   uint n = p.n;
   uint butterflies = n / R;
@@ -71,7 +212,7 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
     uint j = lane + b * p.threads_per_transform;
     if (j < butterflies) {
       FFT_UNROLL
-      for (uint r = 0u; r < R; ++r) values[b][r] = data[j + r * butterflies];
+      for (uint r = 0u; r < R; ++r) values[b][r] = data[slot<kPowerOfTwo>(offset + j + r * butterflies)];
     }
   }
   threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -81,91 +222,121 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
     uint j = lane + b * p.threads_per_transform;
     if (j < butterflies) {
       thread float2* v = values[b];
-      uint k = j % span_in;
-      FFT_UNROLL
-      for (uint r = 1u; r < R; ++r) {
-        v[r] = complex_mul(v[r], directed(twiddles[r * k * twiddle_step], p.inverse));
+      uint sub = kPowerOfTwo ? j >> span_shift : j / span_in;
+      uint k = j - sub * span_in;
+      if (span_in > 1u) {  // the first stage's twiddles are all 1
+        FFT_UNROLL
+        for (uint r = 1u; r < R; ++r) {
+          v[r] = complex_mul(v[r], directed(twiddles[r * k * twiddle_step], inverse));
+        }
       }
-      butterfly<R>(v, p.inverse, n, twiddles);
-      uint first = (j / span_in) * span_out + k;
+      butterfly<R>(v, inverse, n, twiddles);
+      uint first = offset + sub * span_out + k;
       FFT_UNROLL
-      for (uint r = 0u; r < R; ++r) data[first + r * span_in] = v[r];
+      for (uint r = 0u; r < R; ++r) data[slot<kPowerOfTwo>(first + r * span_in)] = v[r];
     }
   }
   threadgroup_barrier(mem_flags::mem_threadgroup);
 }
 
+// log2 of a radix of lengths 2^k.
+inline uint radix_shift(uint radix) { return radix == 8u ? 3u : radix == 4u ? 2u : 1u; }
+
 // The stage for a radix the planner chose (stockham_radices); a uniform
 // branch. A kernel for lengths 2^k compiles only radices 2, 4 and 8: the
-// odd radices' direct DFTs need twice the registers, which would halve the
+// odd radices' butterflies need more registers, which would cut the
 // resident threads of every dispatch.
 template <bool kPowerOfTwo>
 inline void stockham_stage_of(uint radix, constant FftParams& p, threadgroup float2* data,
-                              uint lane, uint span_in, device const float2* twiddles) {
+                              uint offset, uint lane, uint span_in, uint span_shift, uint inverse,
+                              device const float2* twiddles) {
   switch (radix) {
-    case 2u: stockham_stage<2u>(p, data, lane, span_in, twiddles); return;
-    case 4u: stockham_stage<4u>(p, data, lane, span_in, twiddles); return;
-    case 8u: stockham_stage<8u>(p, data, lane, span_in, twiddles); return;
+    case 2u: stockham_stage<2u, kPowerOfTwo>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
+    case 4u: stockham_stage<4u, kPowerOfTwo>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
+    case 8u: stockham_stage<8u, kPowerOfTwo>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
   }
   if (kPowerOfTwo) return;  // the planner gives this kernel no other radix
   switch (radix) {
-    case 3u: stockham_stage<3u>(p, data, lane, span_in, twiddles); return;
-    case 5u: stockham_stage<5u>(p, data, lane, span_in, twiddles); return;
-    case 7u: stockham_stage<7u>(p, data, lane, span_in, twiddles); return;
-    case 11u: stockham_stage<11u>(p, data, lane, span_in, twiddles); return;
-    default: stockham_stage<13u>(p, data, lane, span_in, twiddles); return;
+    case 3u: stockham_stage<3u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
+    case 5u: stockham_stage<5u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
+    case 7u: stockham_stage<7u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
+    case 11u: stockham_stage<11u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
+    default: stockham_stage<13u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
+  }
+}
+
+// Every stage of the transform at `offset`, in direction `inverse`.
+template <bool kPowerOfTwo>
+inline void run_stages(constant FftParams& p, threadgroup float2* data, uint offset, uint lane,
+                       uint inverse, device const float2* twiddles) {
+  uint span = 1u;
+  uint span_shift = 0u;
+  for (uint s = 0u; s < p.num_stages; ++s) {
+    stockham_stage_of<kPowerOfTwo>(p.radix[s], p, data, offset, lane, span, span_shift, inverse,
+                                   twiddles);
+    span *= p.radix[s];
+    if (kPowerOfTwo) span_shift += radix_shift(p.radix[s]);
+  }
+}
+
+// The convolution's pointwise product: element i of each transform times
+// spectrum[g], g its index on the load side.
+template <bool kSwizzle>
+inline void multiply_by_spectrum(constant FftParams& p, threadgroup float2* data,
+                                 device const float2* spectrum, uint tid, uint first_transform) {
+  uint local = tid / p.threads_per_transform;
+  uint lane = tid % p.threads_per_transform;
+  TransformSide t = transform_side(p.in, p, first_transform + local);
+  FFT_UNROLL
+  for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
+    uint i = lane + c * p.threads_per_transform;
+    if (i < p.n) {
+      uint at = slot<kSwizzle>(local * p.n + i);
+      data[at] = complex_mul(data[at], spectrum[i * p.in.g_mul + t.first]);
+    }
   }
 }
 
 template <bool kPowerOfTwo>
 inline void fft_stockham_body(device const float* in, device float* out,
                               device const float2* twiddles, device const float2* pre,
-                              device const float2* post, device const float2* post_fine,
+                              device const float2* post, device const float2* extra,
                               constant FftParams& p, threadgroup float2* shared, uint tid,
                               uint group) {
-  uint local_transform = tid / p.threads_per_transform;
-  uint lane = tid % p.threads_per_transform;
-  uint transform = group * p.per_group + local_transform;
-  bool present = transform < p.transforms;
-  threadgroup float2* data = shared + local_transform * p.n;
-
-  TransformSide from = transform_side(p.in, p, transform);
-  for (uint i = lane; i < p.n; i += p.threads_per_transform) {
-    data[i] = present ? load_value(p, in, pre, from, i) : float2(0.0f, 0.0f);
-  }
+  uint first_transform = group * p.per_group;
+  load_group<kPowerOfTwo>(p, in, pre, extra, shared, tid, first_transform);
   threadgroup_barrier(mem_flags::mem_threadgroup);
 
-  uint span = 1u;
-  for (uint s = 0u; s < p.num_stages; ++s) {
-    stockham_stage_of<kPowerOfTwo>(p.radix[s], p, data, lane, span, twiddles);
-    span *= p.radix[s];
+  uint offset = (tid / p.threads_per_transform) * p.n;
+  uint lane = tid % p.threads_per_transform;
+  run_stages<kPowerOfTwo>(p, shared, offset, lane, p.inverse, twiddles);
+  if (p.convolve != 0u) {
+    multiply_by_spectrum<kPowerOfTwo>(p, shared, extra, tid, first_transform);
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    run_stages<kPowerOfTwo>(p, shared, offset, lane, 1u - p.inverse, twiddles);
   }
 
-  if (!present) return;
-  TransformSide to = transform_side(p.out, p, transform);
-  for (uint i = lane; i < p.n; i += p.threads_per_transform) {
-    store_value(p, out, post, post_fine, to, i, data[i]);
-  }
+  store_group<kPowerOfTwo>(p, out, post, extra, shared, tid, first_transform);
 }
 
 kernel void fft_stockham(device const float* in MTL_BUFFER(0), device float* out MTL_BUFFER(1),
                          device const float2* twiddles MTL_BUFFER(2),
                          device const float2* pre MTL_BUFFER(3),
                          device const float2* post MTL_BUFFER(4),
-                         device const float2* post_fine MTL_BUFFER(5),
+                         device const float2* extra MTL_BUFFER(5),
                          constant FftParams& p MTL_BUFFER(6),
                          threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                          uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  fft_stockham_body<false>(in, out, twiddles, pre, post, post_fine, p, shared, tid, group);
+  fft_stockham_body<false>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
 }
 
 kernel void fft_stockham_pow2(device const float* in MTL_BUFFER(0), device float* out MTL_BUFFER(1),
                               device const float2* twiddles MTL_BUFFER(2),
                               device const float2* pre MTL_BUFFER(3),
                               device const float2* post MTL_BUFFER(4),
-                              device const float2* post_fine MTL_BUFFER(5),
+                              device const float2* extra MTL_BUFFER(5),
                               constant FftParams& p MTL_BUFFER(6),
                               threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                               uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  fft_stockham_body<true>(in, out, twiddles, pre, post, post_fine, p, shared, tid, group);
+  fft_stockham_body<true>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
 }

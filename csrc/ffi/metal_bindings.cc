@@ -48,6 +48,7 @@ nb::dict side_as_dict(const shaders::FftSide& s) {
   d["inner_count"] = s.inner_count;
   d["inner_stride"] = s.inner_stride;
   d["outer_stride"] = s.outer_stride;
+  d["walk"] = s.walk;
   return d;
 }
 
@@ -65,8 +66,9 @@ nb::dict params_as_dict(const shaders::FftParams& p) {
   d["group_threads"] = p.group_threads;
   d["pre_mode"] = p.pre_mode;
   d["post_mode"] = p.post_mode;
+  d["convolve"] = p.convolve;
   d["twiddle_n"] = p.twiddle_n;
-  d["twiddle_split"] = p.twiddle_split;
+  d["twiddle_shift"] = p.twiddle_shift;
   d["scale"] = p.scale;
   d["in"] = side_as_dict(p.in);
   d["out"] = side_as_dict(p.out);

@@ -62,6 +62,31 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> four_step_split(std::uint
   return std::nullopt;
 }
 
+// The Bluestein convolution length for n: the cheapest m >= 2n - 1 with no
+// prime factor above 7 that one group or a four-step split takes. Lengths 2^k
+// run the radix-2/4/8 kernel, which holds half the registers, so another m
+// must be at least a fifth shorter to be taken.
+std::optional<std::uint64_t> bluestein_length(std::uint64_t n) {
+  std::uint64_t power_of_two = 1;
+  while (power_of_two < 2 * n - 1) power_of_two *= 2;
+  auto smooth = [](std::uint64_t m) {
+    for (std::uint64_t p : {2, 3, 5, 7}) {
+      while (m % p == 0) m /= p;
+    }
+    return m == 1;
+  };
+  auto takes = [](std::uint64_t m) { return fits_one_group(m) || four_step_split(m).has_value(); };
+  std::uint64_t best = power_of_two;
+  for (std::uint64_t m = 2 * n - 1; 5 * m < 4 * power_of_two; ++m) {
+    if (smooth(m) && takes(m)) {
+      best = m;
+      break;
+    }
+  }
+  if (!takes(best)) return std::nullopt;
+  return best;
+}
+
 // Threads per transform so no thread holds more than FFT_MAX_THREAD_VALUES
 // values in any stage.
 std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint32_t>& radices) {
@@ -71,6 +96,31 @@ std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint
     threads = std::max<std::uint32_t>(threads, ceil_div(n / radix, butterflies_per_thread));
   }
   return threads;
+}
+
+// How the group's threads cover one side's elements (FFT_WALK_*): one
+// contiguous run of float pairs where the group's transforms are one, else
+// neighbouring threads on neighbouring transforms where a transform's own
+// elements are apart; either way a warp's accesses are contiguous in the
+// usual layouts.
+std::uint32_t choose_walk(const FftSide& s, std::uint64_t n, std::uint64_t per_group,
+                          std::uint64_t per_batch, bool multiplied) {
+  const bool pairs = s.kind == FFT_SIDE_COMPLEX || s.kind == FFT_SIDE_REAL_PAIRS;
+  const std::uint64_t unit = s.kind == FFT_SIDE_COMPLEX ? 1 : 2;  // side elements per pair
+  const bool every_element_valid = (n - 1) + (per_batch - 1) * std::uint64_t(s.r_mul) < s.valid;
+  const bool even_bases = s.kind == FFT_SIDE_COMPLEX ||
+                          (s.outer_stride % 2 == 0 && (s.inner_count == 1 || s.inner_stride % 2 == 0));
+  const bool run_in_batch = per_batch % per_group == 0 && (per_group == 1 || s.r_mul == n);
+  const bool run_across_batches =
+      per_batch == 1 && (s.inner_count == 1 ? s.outer_stride == unit * n
+                                            : s.inner_stride == unit * n &&
+                                                  s.outer_stride == s.inner_count * unit * n);
+  if (pairs && !multiplied && s.g_mul == 1 && s.elem_stride == 1 && every_element_valid &&
+      even_bases && (run_in_batch || run_across_batches)) {
+    return FFT_WALK_RUN;
+  }
+  if (per_group > 1 && std::uint64_t(s.g_mul) * s.elem_stride != 1) return FFT_WALK_ACROSS;
+  return FFT_WALK_LANES;
 }
 
 std::uint32_t checked_u32(std::uint64_t value, const char* what) {
@@ -89,7 +139,7 @@ Endpoint packed_scratch(std::uint64_t offset_bytes, std::uint32_t count) {
   Endpoint e;
   e.buffer = MetalBuffer::scratch;
   e.offset_bytes = offset_bytes;
-  e.side = FftSide{FFT_SIDE_COMPLEX, count, 1, 0, 1, 1, 0, count};
+  e.side = FftSide{FFT_SIDE_COMPLEX, count, 1, 0, 1, 1, 0, count, FFT_WALK_LANES};
   return e;
 }
 
@@ -99,7 +149,7 @@ struct Multiply {
   std::uint64_t table = 0;
   std::uint64_t fine_table = 0;
   std::uint32_t twiddle_n = 0;
-  std::uint32_t twiddle_split = 0;
+  std::uint32_t twiddle_shift = 0;
 };
 
 Multiply by_index(std::uint64_t table) { return Multiply{FFT_SCALE_BY_INDEX, table, table, 0, 0}; }
@@ -201,7 +251,8 @@ class Planner {
                      std::uint32_t(l.elem_stride),
                      std::uint32_t(request_.inner_count),
                      std::uint32_t(l.inner_stride),
-                     std::uint32_t(l.outer_stride)};
+                     std::uint32_t(l.outer_stride),
+                     FFT_WALK_LANES};
     return e;
   }
 
@@ -229,16 +280,6 @@ class Planner {
     return offset;
   }
 
-  // Dispatches run in order, so four-step transforms of one size (the two
-  // inner FFTs of Bluestein) can share their intermediate region.
-  std::uint64_t four_step_scratch(std::uint64_t bytes) {
-    auto found = four_step_scratch_.find(bytes);
-    if (found != four_step_scratch_.end()) return found->second;
-    std::uint64_t offset = add_scratch(bytes);
-    four_step_scratch_.emplace(bytes, offset);
-    return offset;
-  }
-
   void complex_transform(std::uint64_t n, bool inverse, Endpoint in, Endpoint out, Multiply pre,
                          Multiply post, double scale) {
     if (fits_one_group(n)) {
@@ -250,28 +291,38 @@ class Planner {
     }
   }
 
+  // w_n^e = coarse[e >> shift] * fine[e & (split - 1)], split = 2^shift >= sqrt(n):
+  // the twiddle between the passes of a four-step transform of length n.
+  Multiply four_step_twiddle(std::uint64_t n) {
+    std::uint32_t shift = 0;
+    while ((std::uint64_t(1) << (2 * shift)) < n) ++shift;
+    const std::uint64_t split = std::uint64_t(1) << shift;
+    Multiply twiddle;
+    twiddle.mode = FFT_SCALE_FOUR_STEP;
+    twiddle.table = add_table(metal_tables::roots(n, ceil_div(n, split), split));
+    twiddle.fine_table = add_table(metal_tables::roots(n, split));
+    twiddle.twiddle_n = std::uint32_t(n);
+    twiddle.twiddle_shift = shift;
+    return twiddle;
+  }
+
+  // Element j1 * n2 + j2 of a side as element j1 of column transform j2.
+  static Endpoint columns(Endpoint e, std::uint32_t n2) {
+    e.side.g_mul = n2;
+    e.side.r_mul = 1;
+    return e;
+  }
+
   // X[k1 + n1 k2] = sum_j2 w_n2^(j2 k2) w_n^(j2 k1) sum_j1 x[j1 n2 + j2] w_n1^(j1 k1).
   // Pass 1 transforms the n2 strided columns and applies w_n^(j2 k1); pass 2
   // transforms the rows and writes them with stride n1.
   void four_step(std::uint32_t n1, std::uint32_t n2, bool inverse, Endpoint in, Endpoint out,
                  Multiply pre, Multiply post, double scale) {
     const std::uint64_t n = std::uint64_t(n1) * n2;
-    const std::uint64_t scratch = four_step_scratch(batch_ * n * 8);
-    const auto split = std::uint32_t(std::ceil(std::sqrt(double(n))));
-    Multiply twiddle;
-    twiddle.mode = FFT_SCALE_FOUR_STEP;
-    twiddle.table = add_table(metal_tables::roots(n, ceil_div(n, split), split));
-    twiddle.fine_table = add_table(metal_tables::roots(n, split));
-    twiddle.twiddle_n = std::uint32_t(n);
-    twiddle.twiddle_split = split;
-
-    Endpoint columns_in = in;
-    columns_in.side.g_mul = n2;
-    columns_in.side.r_mul = 1;
-    Endpoint columns_out = packed_scratch(scratch, std::uint32_t(n));
-    columns_out.side.g_mul = n2;
-    columns_out.side.r_mul = 1;
-    stockham_pass(n1, inverse, batch_ * n2, n2, columns_in, columns_out, pre, twiddle, 1.0);
+    const std::uint64_t scratch = add_scratch(batch_ * n * 8);
+    stockham_pass(n1, inverse, batch_ * n2, n2, columns(in, n2),
+                  columns(packed_scratch(scratch, std::uint32_t(n)), n2), pre,
+                  four_step_twiddle(n), 1.0);
 
     Endpoint rows_in = packed_scratch(scratch, std::uint32_t(n));
     rows_in.side.r_mul = n2;
@@ -282,22 +333,46 @@ class Planner {
   }
 
   // X[k] = c[k] sum_j (x[j] c[j]) conj(c[k - j]), c[j] = e^{-+ pi i j^2 / n}: a
-  // circular convolution of length m computed by a forward and an inverse FFT_m.
+  // circular convolution of length m. In one group, one pass loads x c, goes
+  // forward, multiplies by the spectrum, comes back and stores times c. Split
+  // m = n1 n2 as four-step, the forward and inverse transforms share their
+  // middle: the column pass goes forward; one row pass goes forward, multiplies
+  // (the spectrum stored in row order) and back; a column pass comes back:
+  // x[j1 n2 + j2] = sum_k1 w_n1^(-j1 k1) w_m^(-j2 k1) sum_k2 P[k1 + n1 k2] w_n2^(-j2 k2).
   void bluestein(std::uint64_t n, bool inverse, Endpoint in, Endpoint out, double scale) {
-    std::uint64_t m = 1;
-    while (m < 2 * n - 1) m *= 2;
-    if (m > std::uint64_t(kMetalMaxLength)) fail("Bluestein length " + std::to_string(n) + " is too large");
+    const std::optional<std::uint64_t> length = bluestein_length(n);
+    if (!length) fail("Bluestein length " + std::to_string(n) + " is too large");
+    const std::uint64_t m = *length;
     const auto chirp = metal_tables::chirp(n, inverse ? +1 : -1);
-    const std::uint64_t chirp_table = add_table(chirp);
-    const std::uint64_t spectrum_table = add_table(metal_tables::bluestein_spectrum(chirp, m));
-    Endpoint convolved = packed_scratch(add_scratch(batch_ * m * 8), std::uint32_t(m));
-    complex_transform(m, false, in, convolved, by_index(chirp_table), by_index(spectrum_table), 1.0);
-    complex_transform(m, true, convolved, out, {}, by_index(chirp_table), scale);
+    const Multiply by_chirp = by_index(add_table(chirp));
+    const std::vector<std::complex<double>> spectrum = metal_tables::bluestein_spectrum(chirp, m);
+    if (fits_one_group(m)) {
+      stockham_pass(std::uint32_t(m), false, batch_, 1, in, out, by_chirp, by_chirp, scale,
+                    add_table(spectrum));
+      return;
+    }
+    const auto [n1, n2] = *four_step_split(m);
+    std::vector<std::complex<double>> in_rows(m);
+    for (std::uint64_t k1 = 0; k1 < n1; ++k1) {
+      for (std::uint64_t k2 = 0; k2 < n2; ++k2) in_rows[k1 * n2 + k2] = spectrum[k1 + n1 * k2];
+    }
+    const Endpoint middle = packed_scratch(add_scratch(batch_ * m * 8), std::uint32_t(m));
+    Endpoint rows = middle;
+    rows.side.r_mul = n2;
+    const Multiply twiddle = four_step_twiddle(m);
+    stockham_pass(n1, false, batch_ * n2, n2, columns(in, n2), columns(middle, n2), by_chirp,
+                  twiddle, 1.0);
+    stockham_pass(n2, false, batch_ * n1, n1, rows, rows, {}, {}, 1.0, add_table(in_rows));
+    stockham_pass(n1, true, batch_ * n2, n2, columns(middle, n2), columns(out, n2), twiddle,
+                  by_chirp, scale);
   }
 
+  // One dispatch of the Stockham kernel; with `spectrum` (a table offset), a
+  // convolution (FftParams::convolve).
   void stockham_pass(std::uint32_t n, bool inverse, std::uint64_t transforms,
                      std::uint32_t per_batch, Endpoint in, Endpoint out, Multiply pre,
-                     Multiply post, double scale) {
+                     Multiply post, double scale,
+                     std::optional<std::uint64_t> spectrum = std::nullopt) {
     const std::vector<std::uint32_t> radices = *stockham_radices(n);
     const std::uint32_t lane_count = threads_per_transform(n, radices);
     std::uint64_t per_group = std::min<std::uint64_t>(kThreadgroupElements / n, kMaxGroupThreads / lane_count);
@@ -315,11 +390,15 @@ class Planner {
     p.group_threads = std::uint32_t(per_group) * lane_count;
     p.pre_mode = pre.mode;
     p.post_mode = post.mode;
-    p.twiddle_n = post.twiddle_n;
-    p.twiddle_split = post.twiddle_split;
+    const Multiply& four_step = post.mode == FFT_SCALE_FOUR_STEP ? post : pre;
+    p.twiddle_n = four_step.twiddle_n;
+    p.twiddle_shift = four_step.twiddle_shift;
+    p.convolve = spectrum ? 1 : 0;
     p.scale = float(scale);
     p.in = in.side;
     p.out = out.side;
+    p.in.walk = choose_walk(in.side, n, per_group, per_batch, pre.mode != FFT_SCALE_NONE);
+    p.out.walk = choose_walk(out.side, n, per_group, per_batch, post.mode != FFT_SCALE_NONE);
 
     const std::uint64_t twiddles = stage_twiddles(n);
     MetalDispatch d;
@@ -329,15 +408,24 @@ class Planner {
     d.kernel = power_of_two ? "fft_stockham_pow2" : "fft_stockham";
     d.threadgroups = {checked_u32(ceil_div(transforms, per_group), "the grid"), 1, 1};
     d.threads = {p.group_threads, 1, 1};
-    d.threadgroup_memory_bytes = std::uint32_t(per_group * n * sizeof(shaders::float2));
+    // Whole blocks of 16 elements: the swizzle permutes within each block.
+    d.threadgroup_memory_bytes = std::uint32_t(align_up(per_group * n, 16) * sizeof(shaders::float2));
     d.bindings = {{0, in.buffer, in.offset_bytes},
                   {1, out.buffer, out.offset_bytes},
                   {2, MetalBuffer::tables, twiddles},
                   {3, MetalBuffer::tables, pre.mode != FFT_SCALE_NONE ? pre.table : twiddles},
                   {4, MetalBuffer::tables, post.mode != FFT_SCALE_NONE ? post.table : twiddles},
-                  {5, MetalBuffer::tables, post.mode != FFT_SCALE_NONE ? post.fine_table : twiddles}};
+                  {5, MetalBuffer::tables, extra_table(pre, post, spectrum, twiddles)}};
     d.params = p;
     plan_->dispatches.push_back(std::move(d));
+  }
+
+  // Buffer 5: the four-step twiddle's fine table, or the convolution's spectrum.
+  static std::uint64_t extra_table(const Multiply& pre, const Multiply& post,
+                                   std::optional<std::uint64_t> spectrum, std::uint64_t unused) {
+    if (post.mode == FFT_SCALE_FOUR_STEP) return post.fine_table;
+    if (pre.mode == FFT_SCALE_FOUR_STEP) return pre.fine_table;
+    return spectrum.value_or(unused);
   }
 
   // One thread per item: `per_batch` items for each batch entry.
@@ -374,7 +462,6 @@ class Planner {
   std::uint64_t batch_ = 0;
   std::shared_ptr<MetalPlan> plan_;
   std::map<std::uint32_t, std::uint64_t> twiddle_tables_;     // length -> table offset
-  std::map<std::uint64_t, std::uint64_t> four_step_scratch_;  // bytes -> scratch offset
 };
 
 }  // namespace

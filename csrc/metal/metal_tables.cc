@@ -14,27 +14,30 @@ std::complex<double> unit_root(std::uint64_t num, std::uint64_t den) {
   return {std::cos(angle), std::sin(angle)};
 }
 
-// In-place forward radix-2 FFT in double; m is a power of two.
-void fft_pow2(std::vector<std::complex<double>>& a) {
+// Forward DFT of a 7-smooth length in double: decimation in time, one prime
+// factor per level (m = p * q: p interleaved sub-sequences of length q).
+// `roots` holds e^{-2 pi i k / M} for the top-level length M, a multiple of m.
+std::vector<std::complex<double>> smooth_dft(const std::vector<std::complex<double>>& a,
+                                             const std::vector<std::complex<double>>& roots) {
   const std::uint64_t m = a.size();
-  for (std::uint64_t i = 1, j = 0; i < m; ++i) {
-    std::uint64_t bit = m >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) std::swap(a[i], a[j]);
+  if (m == 1) return a;
+  std::uint64_t p = 2;
+  while (m % p != 0) ++p;
+  const std::uint64_t q = m / p;
+  const std::uint64_t step = roots.size() / m;
+  std::vector<std::vector<std::complex<double>>> parts(p);
+  for (std::uint64_t r = 0; r < p; ++r) {
+    std::vector<std::complex<double>> sub(q);
+    for (std::uint64_t j = 0; j < q; ++j) sub[j] = a[j * p + r];
+    parts[r] = smooth_dft(sub, roots);
   }
-  const std::vector<std::complex<double>> w = roots(m, m / 2);
-  for (std::uint64_t len = 2; len <= m; len <<= 1) {
-    const std::uint64_t stride = m / len;
-    for (std::uint64_t start = 0; start < m; start += len) {
-      for (std::uint64_t k = 0; k < len / 2; ++k) {
-        std::complex<double> u = a[start + k];
-        std::complex<double> v = a[start + k + len / 2] * w[k * stride];
-        a[start + k] = u + v;
-        a[start + k + len / 2] = u - v;
-      }
-    }
+  std::vector<std::complex<double>> out(m);
+  for (std::uint64_t k = 0; k < m; ++k) {
+    std::complex<double> sum = parts[0][k % q];
+    for (std::uint64_t r = 1; r < p; ++r) sum += parts[r][k % q] * roots[(r * k % m) * step];
+    out[k] = sum;
   }
+  return out;
 }
 
 }  // namespace
@@ -64,7 +67,7 @@ std::vector<std::complex<double>> bluestein_spectrum(const std::vector<std::comp
     b[j] = std::conj(chirp[j]);
     if (j > 0) b[m - j] = std::conj(chirp[j]);
   }
-  fft_pow2(b);
+  b = smooth_dft(b, roots(m, m));
   for (auto& v : b) v /= static_cast<double>(m);
   return b;
 }

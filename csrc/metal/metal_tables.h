@@ -14,8 +14,8 @@ std::vector<std::complex<double>> roots(std::uint64_t n, std::uint64_t count,
 // Bluestein chirp e^{sign * pi i j^2 / n}, j in [0, n); sign = -1 forward, +1 inverse.
 std::vector<std::complex<double>> chirp(std::uint64_t n, int sign);
 
-// FFT_m of the conjugated chirp wrapped circularly to length m (a power of
-// two >= 2n - 1), divided by m: the spectrum the Bluestein convolution multiplies by.
+// FFT_m of the conjugated chirp wrapped circularly to length m (>= 2n - 1,
+// with no prime factor above 7), divided by m: the spectrum the Bluestein convolution multiplies by.
 std::vector<std::complex<double>> bluestein_spectrum(const std::vector<std::complex<double>>& chirp,
                                                      std::uint64_t m);
 

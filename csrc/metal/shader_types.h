@@ -28,7 +28,7 @@ inline float2& operator-=(float2& a, float2 b) { return a = a - b; }
 // Every kernel has this signature: buffers 0-5, parameters at 6, threadgroup
 // memory 0, then the thread's index in its group and the group's index.
 using KernelFunction = void (*)(const float* in, float* out, const float2* twiddles,
-                                const float2* pre, const float2* post, const float2* post_fine,
+                                const float2* pre, const float2* post, const float2* extra,
                                 const FftParams& params, float2* threadgroup_memory, uint tid,
                                 uint group);
 

@@ -55,12 +55,51 @@ def test_large_powers_of_two_use_four_step():
 
 def test_large_primes_use_bluestein_with_host_chirp():
     p = plan(C2C, 4099)
-    first = p.dispatches[0]["params"]
+    first, middle, last = (d["params"] for d in p.dispatches)
     assert first["pre_mode"] == 1 and first["in"]["valid"] == 4099
-    assert p.dispatches[-1]["params"]["out"]["valid"] == 4099
-    assert p.table_bytes >= (4099 + 16384) * 8
-    # the convolution buffer, plus one four-step region shared by both inner FFTs
-    assert p.scratch_bytes == 2 * 16384 * 8
+    assert middle["convolve"] == 1  # forward, times the spectrum, and back: one row pass
+    assert last["pre_mode"] == 2 and last["post_mode"] == 1 and last["out"]["valid"] == 4099
+    m = first["n"] * middle["n"]
+    assert m == 8232  # 2^3 3 7^3: the first 7-smooth length >= 2n - 1
+    assert p.table_bytes >= (4099 + m) * 8
+    assert p.scratch_bytes == m * 8  # the passes share one region
+
+
+def test_short_bluestein_convolutions_take_one_pass():
+    (d,) = plan(C2C, 97).dispatches
+    assert d["params"]["convolve"] == 1 and d["params"]["n"] == 196
+    assert d["params"]["pre_mode"] == d["params"]["post_mode"] == 1  # the chirp both ways
+
+
+@pytest.mark.parametrize("n,m", [(17, 35), (97, 196), (10007, 20160), (65537, 131220), (8191, 16384)])
+def test_bluestein_takes_a_shorter_smooth_length_before_a_power_of_two(n, m):
+    # a 7-smooth m >= 2n - 1 at least a fifth shorter than the next power of two, else that
+    inner = [d["params"]["n"] for d in plan(C2C, n).dispatches]
+    assert (inner[0] if len(inner) == 1 else inner[0] * inner[1]) == m
+
+
+WALK_LANES, WALK_ACROSS, WALK_RUN = 0, 1, 2
+
+
+def test_contiguous_batches_are_walked_as_one_run():
+    for n, batch in ((16, 1000), (1024, 8), (4096, 2)):
+        d = plan(C2C, n, batch=batch).dispatches[0]["params"]
+        assert (d["in"]["walk"], d["out"]["walk"]) == (WALK_RUN, WALK_RUN)
+    # real input read as pairs of floats
+    assert plan(R2C, 64, batch=100).dispatches[0]["params"]["in"]["walk"] == WALK_RUN
+
+
+def test_four_step_columns_are_walked_across_transforms():
+    first, second = (d["params"] for d in plan(C2C, 1 << 16, batch=2).dispatches)
+    assert first["per_group"] > 1
+    assert (first["in"]["walk"], first["out"]["walk"]) == (WALK_ACROSS, WALK_ACROSS)
+    assert (second["in"]["walk"], second["out"]["walk"]) == (WALK_RUN, WALK_ACROSS)
+    assert 1 << (2 * first["twiddle_shift"]) >= 1 << 16  # the split table's fine part covers sqrt(n)
+
+
+def test_multiplied_sides_are_not_walked_as_runs():
+    first = plan(C2C, 97).dispatches[0]["params"]  # Bluestein: chirp on load, spectrum on store
+    assert first["in"]["walk"] != WALK_RUN and first["out"]["walk"] != WALK_RUN
 
 
 def test_real_transforms_use_half_length():

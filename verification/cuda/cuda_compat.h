@@ -16,4 +16,12 @@ namespace jax_apple_fft::shaders {
 // __syncthreads does for shared memory among a block's.
 inline void threadgroup_barrier(mem_flags) { __syncthreads(); }
 
+// One 8-byte access, as in Metal (float2 is 8-byte aligned; `at` is even).
+inline float2 load_pair(const float* buffer, uint at) {
+  return *reinterpret_cast<const float2*>(buffer + at);
+}
+inline void store_pair(float* buffer, uint at, float2 v) {
+  *reinterpret_cast<float2*>(buffer + at) = v;
+}
+
 }  // namespace jax_apple_fft::shaders

@@ -45,9 +45,10 @@ def params_argument(params_bytes: bytes) -> np.void:
 class CudaPlanRunner(MetalPlanRunner):
     """Compiles the kernels once and runs Metal plans on the current GPU."""
 
-    def __init__(self, kernels: tuple[str, ...] = FFT_KERNELS, source: str | None = None):
+    def __init__(self, kernels: tuple[str, ...] = FFT_KERNELS, source: str | None = None,
+                 extra_options: tuple[str, ...] = ()):
         self.module = cupy.RawModule(code=source or translation_unit(kernels=kernels),
-                                     options=tuple(compile_options()))
+                                     options=(*compile_options(), *extra_options))
         self.functions = {k: self.module.get_function(ENTRY_PREFIX + k) for k in kernels}
         self.functions_params_in_memory = {
             k: self.module.get_function(ENTRY_PREFIX + k + PARAMS_IN_MEMORY_SUFFIX)

@@ -5,6 +5,7 @@ sanitizer runs and throughput against cuFFT. A verifier, not a backend.
     python verification/cuda/verify_on_gpu.py sanitize   # run under compute-sanitizer
     python verification/cuda/verify_on_gpu.py racy       # the planted missing barrier
     python verification/cuda/verify_on_gpu.py throughput [--out DIR] [--gib 1]
+        [--nvrtc-option=-maxrregcount=64 ...] [--only c2c] [--lengths 1024 4096]
 
 Sanitizer runs, one tool at a time:
     compute-sanitizer --tool racecheck --racecheck-report hazard \\
@@ -206,11 +207,14 @@ def time_ms(launch, repeats: int = 20) -> float:
     return statistics.median(samples)
 
 
-def run_throughput(runner: CudaPlanRunner, gib: float) -> list[dict]:
+def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
+                   lengths: set[int] | None = None) -> list[dict]:
     rows = []
     print(f"{'row':16s} {'n':>9s} {'batch':>7s} {'ours ms':>9s} {'cuFFT ms':>9s} "
           f"{'ours GB/s':>10s} {'cuFFT GB/s':>10s} {'ours/cuFFT':>10s}", flush=True)
     for label, n, batch in throughput_rows(gib):
+        if (only and not label.startswith(only)) or (lengths and n not in lengths):
+            continue
         kind = {"r2c": R2C, "c2r": C2R}.get(label, C2C)
         in_shape = (batch, n // 2 + 1) if kind == C2R else (batch, n)
         plan, out_shape = runner.plan(kind, True if kind != C2R else False, n, in_shape, axis=1)
@@ -251,6 +255,10 @@ def main() -> int:
     parser.add_argument("--out", type=pathlib.Path)
     parser.add_argument("--gib", type=float, default=1.0,
                         help="input size of each throughput row, GiB of complex64")
+    parser.add_argument("--only", help="throughput rows whose label starts with this")
+    parser.add_argument("--lengths", type=int, nargs="+", help="throughput rows of these n only")
+    parser.add_argument("--nvrtc-option", action="append", default=[],
+                        help="an extra NVRTC option for the kernels (repeatable)")
     arguments = parser.parse_args()
     if not cuda_available():
         print("no CUDA device", file=sys.stderr)
@@ -259,7 +267,7 @@ def main() -> int:
         run_racy()
         return 0
     started = time.perf_counter()
-    runner = CudaPlanRunner()
+    runner = CudaPlanRunner(extra_options=tuple(arguments.nvrtc_option))
     device = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
     result = {"device": device, "params_by_value": runner.params_by_value}
     print(f"FftParams passed {'by value' if runner.params_by_value else 'in device memory'}")
@@ -270,7 +278,8 @@ def main() -> int:
     elif arguments.what == "sanitize":
         run_sanitize(runner)
     else:
-        result["throughput"] = run_throughput(runner, arguments.gib)
+        result["throughput"] = run_throughput(runner, arguments.gib, arguments.only,
+                                              set(arguments.lengths or ()))
     result["seconds"] = time.perf_counter() - started
     print(f"{device}: {result['seconds']:.0f} s")
     if arguments.out:

@@ -14,4 +14,11 @@ namespace jax_apple_fft::shaders {
 
 inline void threadgroup_barrier(mem_flags) { metal_emulator::wait_for_threadgroup(); }
 
+// The buffers are arrays of float: read and write the pair as two floats.
+inline float2 load_pair(const float* buffer, uint at) { return float2(buffer[at], buffer[at + 1u]); }
+inline void store_pair(float* buffer, uint at, float2 v) {
+  buffer[at] = v.x;
+  buffer[at + 1u] = v.y;
+}
+
 }  // namespace jax_apple_fft::shaders

@@ -106,7 +106,7 @@ void MetalEmulator::run_share(Job& job, std::size_t index) {
   metal_emulator::enter_threadgroup(&slot.barrier);
   for (std::size_t group = slot_index; group < job.grid.threadgroups; group += job.slots.size()) {
     job.kernel(job.buffers.in, job.buffers.out, job.buffers.twiddles, job.buffers.pre,
-               job.buffers.post, job.buffers.post_fine, job.params, slot.memory.data(), tid,
+               job.buffers.post, job.buffers.extra, job.params, slot.memory.data(), tid,
                static_cast<std::uint32_t>(group));
     // The next group reuses this slot's memory: on a GPU it would be another
     // group's memory, so wait until every thread of this group is done.
@@ -174,7 +174,7 @@ void MetalEmulator::dispatch_record(shaders::KernelFunction kernel, const MetalD
   buffers.twiddles = static_cast<const shaders::float2*>(bound[2]);
   buffers.pre = static_cast<const shaders::float2*>(bound[3]);
   buffers.post = static_cast<const shaders::float2*>(bound[4]);
-  buffers.post_fine = static_cast<const shaders::float2*>(bound[5]);
+  buffers.extra = static_cast<const shaders::float2*>(bound[5]);
   dispatch(kernel, buffers, d.params,
            EmulatorGrid{d.threadgroups[0] * d.threadgroups[1] * d.threadgroups[2],
                         d.threads[0] * d.threads[1] * d.threads[2], d.threadgroup_memory_bytes});

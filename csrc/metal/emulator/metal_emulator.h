@@ -26,7 +26,7 @@ struct EmulatorBuffers {
   const shaders::float2* twiddles = nullptr;
   const shaders::float2* pre = nullptr;
   const shaders::float2* post = nullptr;
-  const shaders::float2* post_fine = nullptr;
+  const shaders::float2* extra = nullptr;
 };
 
 struct EmulatorGrid {

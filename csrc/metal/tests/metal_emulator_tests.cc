@@ -128,14 +128,26 @@ void test_planner_decisions() {
   }
 
   auto bluestein = build_metal_plan(request_for(MetalTransform::c2c, 4099, 1));
-  EXPECT(bluestein->dispatches.size() == 4);  // two four-step FFTs of length 16384
+  // the convolution of length 8232 = 2^3 3 7^3, the first 7-smooth length >= 2n - 1, split
+  // four-step: a forward column pass, one row pass forward and back, an inverse column pass
+  EXPECT(bluestein->dispatches.size() == 3);
+  EXPECT(bluestein->dispatches[0].params.n * bluestein->dispatches[1].params.n == 8232);
   EXPECT(bluestein->dispatches[0].params.pre_mode == FFT_SCALE_BY_INDEX);
   EXPECT(bluestein->dispatches[0].params.in.valid == 4099);
-  EXPECT(bluestein->dispatches[3].params.post_mode == FFT_SCALE_BY_INDEX);
-  EXPECT(bluestein->table_bytes() >= (4099 + 16384) * 8);
-  EXPECT(bluestein->scratch_bytes == 2 * 16384 * 8);  // inner FFTs share their four-step region
+  EXPECT(bluestein->dispatches[1].params.convolve == 1);
+  EXPECT(bluestein->dispatches[2].params.pre_mode == FFT_SCALE_FOUR_STEP);
+  EXPECT(bluestein->dispatches[2].params.post_mode == FFT_SCALE_BY_INDEX);
+  EXPECT(bluestein->table_bytes() >= (4099 + 8232) * 8);
+  EXPECT(bluestein->scratch_bytes == 8232 * 8);
+  // no 7-smooth length in [2n - 1, 0.8 * 16384): the power of two
+  auto bluestein_pow2 = build_metal_plan(request_for(MetalTransform::c2c, 8191, 1));
+  EXPECT(bluestein_pow2->dispatches[0].params.n * bluestein_pow2->dispatches[1].params.n == 16384);
 
-  EXPECT(build_metal_plan(request_for(MetalTransform::c2c, 97, 1))->dispatches.size() == 2);
+  // a convolution of length 196 >= 2 * 97 - 1 fits one group: one pass
+  auto small_bluestein = build_metal_plan(request_for(MetalTransform::c2c, 97, 1));
+  EXPECT(small_bluestein->dispatches.size() == 1);
+  EXPECT(small_bluestein->dispatches[0].params.convolve == 1);
+  EXPECT(small_bluestein->dispatches[0].params.n == 196);
 
   EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::r2c, 64, 1))) ==
           std::vector<std::string>{"fft_stockham_pow2", "fft_r2c_unpack"}));
