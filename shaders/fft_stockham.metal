@@ -8,8 +8,9 @@
 // the naturally ordered result (applying the post-multiplication and the
 // normalisation). The same kernel serves single-pass transforms, both passes
 // of the four-step decomposition and the inner transforms of Bluestein;
-// the planner tells them apart only through FftParams. fft_stockham_pow2 is
-// the same kernel for lengths whose radices are 2, 4 and 8.
+// the planner tells them apart only through FftParams. It is compiled three
+// times, for the radix sets below: fft_stockham_pow2 (2, 4, 8), fft_stockham
+// (up to 8) and fft_stockham_radix13 (up to 13).
 //
 // Loads and stores issue all of a thread's accesses before using any, so
 // each thread keeps up to FFT_MAX_THREAD_VALUES memory requests in flight.
@@ -104,6 +105,21 @@ inline void read_lane(constant FftParams& p, device const float* in, TransformSi
   }
 }
 
+// Z[k] of a C2R of 2n points (n = p.n) from bins k and n - k: bin 0 and bin
+// n (the Nyquist bin) are real by definition. `bin` is bin k as loaded.
+inline float2 c2r_packed(constant FftParams& p, device const float* in, device const float2* roots,
+                         TransformSide t, uint k, float2 bin) {
+  uint h = p.n;
+  float2 mirror = read_element_at(p.in, in, t.base, (h - k) * p.in.g_mul + t.first);
+  if (k == 0u) {
+    bin.y = 0.0f;
+    mirror.y = 0.0f;
+  }
+  float2 c = conjugate(mirror);
+  float2 odd = complex_mul(conjugate(roots[k]), bin - c);
+  return (bin + c) + float2(-odd.y, odd.x);
+}
+
 template <bool kSwizzle>
 inline void load_group(constant FftParams& p, device const float* in, device const float2* pre,
                        device const float2* extra, threadgroup float2* shared, uint tid,
@@ -145,6 +161,8 @@ inline void load_group(constant FftParams& p, device const float* in, device con
         values[c] = complex_mul(values[c], pre[g]);
       } else if (p.pre_mode == FFT_SCALE_FOUR_STEP) {
         values[c] = complex_mul(values[c], four_step_twiddle(p, pre, extra, i, t.residue));
+      } else if (p.pre_mode == FFT_SCALE_C2R_PACK && transform < p.transforms) {
+        values[c] = c2r_packed(p, in, pre, t, i, values[c]);
       }
       shared[slot<kSwizzle>(offset + i)] = values[c];
     }
@@ -161,6 +179,19 @@ inline void store_value(constant FftParams& p, device float* out, device const f
     v = complex_mul(v, four_step_twiddle(p, post, extra, i, t.residue));
   }
   write_element_at(p.out, out, t.base, g, v * p.scale);
+}
+
+// Bin k (0..n) of a real FFT of 2n points from the half-length complex FFT Z
+// of the transform at `offset`: Z[n] is Z[0].
+template <bool kSwizzle>
+inline float2 r2c_unpacked(constant FftParams& p, threadgroup float2* data, uint offset,
+                           device const float2* roots, uint k) {
+  uint h = p.n;
+  float2 zk = data[slot<kSwizzle>(offset + (k == h ? 0u : k))];
+  float2 zc = conjugate(data[slot<kSwizzle>(offset + (k == 0u ? 0u : h - k))]);
+  float2 even = (zk + zc) * 0.5f;
+  float2 odd = rotate_quarter(zk - zc, 0u) * 0.5f;
+  return even + complex_mul(roots[k], odd);
 }
 
 template <bool kSwizzle>
@@ -182,6 +213,17 @@ inline void store_group(constant FftParams& p, device float* out, device const f
   if (transform >= p.transforms) return;
   TransformSide t = transform_side(p.out, p, transform);
   uint offset = w.local * p.n;
+  if (p.post_mode == FFT_SCALE_R2C_UNPACK) {
+    FFT_UNROLL
+    for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
+      uint k = w.lane + c * p.threads_per_transform;
+      if (k < p.n) store_value(p, out, post, extra, t, k, r2c_unpacked<kSwizzle>(p, shared, offset, post, k));
+    }
+    if (w.lane == 0u) {
+      store_value(p, out, post, extra, t, p.n, r2c_unpacked<kSwizzle>(p, shared, offset, post, p.n));
+    }
+    return;
+  }
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
     uint i = w.lane + c * p.threads_per_transform;
@@ -242,40 +284,48 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
 // log2 of a radix of lengths 2^k.
 inline uint radix_shift(uint radix) { return radix == 8u ? 3u : radix == 4u ? 2u : 1u; }
 
-// The stage for a radix the planner chose (stockham_radices); a uniform
-// branch. A kernel for lengths 2^k compiles only radices 2, 4 and 8: the
-// odd radices' butterflies need more registers, which would cut the
-// resident threads of every dispatch.
-template <bool kPowerOfTwo>
+// The radices a kernel is compiled for. The planner picks the smallest set
+// that holds a length's radices: each larger set's butterflies need more
+// registers, which would cut the resident threads of every dispatch.
+#define FFT_RADICES_POW2 0u   // 2, 4, 8
+#define FFT_RADICES_SMALL 1u  // 2, 3, 4, 5, 7, 8
+#define FFT_RADICES_ALL 2u    // and 11, 13
+
+// The stage for a radix the planner chose (stockham_radices); a uniform branch.
+template <uint kRadices>
 inline void stockham_stage_of(uint radix, constant FftParams& p, threadgroup float2* data,
                               uint offset, uint lane, uint span_in, uint span_shift, uint inverse,
                               device const float2* twiddles) {
+  const bool kPowerOfTwo = kRadices == FFT_RADICES_POW2;
   switch (radix) {
     case 2u: stockham_stage<2u, kPowerOfTwo>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
     case 4u: stockham_stage<4u, kPowerOfTwo>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
     case 8u: stockham_stage<8u, kPowerOfTwo>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
   }
-  if (kPowerOfTwo) return;  // the planner gives this kernel no other radix
+  if (kRadices == FFT_RADICES_POW2) return;
   switch (radix) {
     case 3u: stockham_stage<3u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
     case 5u: stockham_stage<5u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
     case 7u: stockham_stage<7u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
+  }
+  if (kRadices == FFT_RADICES_SMALL) return;
+  switch (radix) {
     case 11u: stockham_stage<11u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
     default: stockham_stage<13u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
   }
 }
 
 // Every stage of the transform at `offset`, in direction `inverse`.
-template <bool kPowerOfTwo>
+template <uint kRadices>
 inline void run_stages(constant FftParams& p, threadgroup float2* data, uint offset, uint lane,
                        uint inverse, device const float2* twiddles) {
   uint span = 1u;
   uint span_shift = 0u;
   for (uint s = 0u; s < p.num_stages; ++s) {
-    stockham_stage_of<kPowerOfTwo>(p.radix[s], p, data, offset, lane, span, span_shift, inverse,
-                                   twiddles);
+    stockham_stage_of<kRadices>(p.radix[s], p, data, offset, lane, span, span_shift, inverse,
+                                twiddles);
     span *= p.radix[s];
-    if (kPowerOfTwo) span_shift += radix_shift(p.radix[s]);
+    if (kRadices == FFT_RADICES_POW2) span_shift += radix_shift(p.radix[s]);
   }
 }
 
@@ -297,26 +347,27 @@ inline void multiply_by_spectrum(constant FftParams& p, threadgroup float2* data
   }
 }
 
-template <bool kPowerOfTwo>
+template <uint kRadices>
 inline void fft_stockham_body(device const float* in, device float* out,
                               device const float2* twiddles, device const float2* pre,
                               device const float2* post, device const float2* extra,
                               constant FftParams& p, threadgroup float2* shared, uint tid,
                               uint group) {
+  const bool kSwizzle = kRadices == FFT_RADICES_POW2;
   uint first_transform = group * p.per_group;
-  load_group<kPowerOfTwo>(p, in, pre, extra, shared, tid, first_transform);
+  load_group<kSwizzle>(p, in, pre, extra, shared, tid, first_transform);
   threadgroup_barrier(mem_flags::mem_threadgroup);
 
   uint offset = (tid / p.threads_per_transform) * p.n;
   uint lane = tid % p.threads_per_transform;
-  run_stages<kPowerOfTwo>(p, shared, offset, lane, p.inverse, twiddles);
+  run_stages<kRadices>(p, shared, offset, lane, p.inverse, twiddles);
   if (p.convolve != 0u) {
-    multiply_by_spectrum<kPowerOfTwo>(p, shared, extra, tid, first_transform);
+    multiply_by_spectrum<kSwizzle>(p, shared, extra, tid, first_transform);
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    run_stages<kPowerOfTwo>(p, shared, offset, lane, 1u - p.inverse, twiddles);
+    run_stages<kRadices>(p, shared, offset, lane, 1u - p.inverse, twiddles);
   }
 
-  store_group<kPowerOfTwo>(p, out, post, extra, shared, tid, first_transform);
+  store_group<kSwizzle>(p, out, post, extra, shared, tid, first_transform);
 }
 
 kernel void fft_stockham(device const float* in MTL_BUFFER(0), device float* out MTL_BUFFER(1),
@@ -327,7 +378,7 @@ kernel void fft_stockham(device const float* in MTL_BUFFER(0), device float* out
                          constant FftParams& p MTL_BUFFER(6),
                          threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                          uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  fft_stockham_body<false>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
+  fft_stockham_body<FFT_RADICES_SMALL>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
 }
 
 kernel void fft_stockham_pow2(device const float* in MTL_BUFFER(0), device float* out MTL_BUFFER(1),
@@ -338,5 +389,16 @@ kernel void fft_stockham_pow2(device const float* in MTL_BUFFER(0), device float
                               constant FftParams& p MTL_BUFFER(6),
                               threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                               uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  fft_stockham_body<true>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
+  fft_stockham_body<FFT_RADICES_POW2>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
+}
+
+kernel void fft_stockham_radix13(device const float* in MTL_BUFFER(0), device float* out MTL_BUFFER(1),
+                                 device const float2* twiddles MTL_BUFFER(2),
+                                 device const float2* pre MTL_BUFFER(3),
+                                 device const float2* post MTL_BUFFER(4),
+                                 device const float2* extra MTL_BUFFER(5),
+                                 constant FftParams& p MTL_BUFFER(6),
+                                 threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
+                                 uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
+  fft_stockham_body<FFT_RADICES_ALL>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <complex>
 #include <map>
 #include <optional>
@@ -85,6 +86,19 @@ std::optional<std::uint64_t> bluestein_length(std::uint64_t n) {
   }
   if (!takes(best)) return std::nullopt;
   return best;
+}
+
+// The Stockham kernel compiled for the smallest radix set holding `radices`
+// (fft_stockham.metal's FFT_RADICES_*).
+const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {
+  auto only = [&](std::initializer_list<std::uint32_t> set) {
+    return std::all_of(radices.begin(), radices.end(), [&](std::uint32_t r) {
+      return std::find(set.begin(), set.end(), r) != set.end();
+    });
+  };
+  if (only({2, 4, 8})) return "fft_stockham_pow2";
+  if (only({2, 3, 4, 5, 7, 8})) return "fft_stockham";
+  return "fft_stockham_radix13";
 }
 
 // Threads per transform so no thread holds more than FFT_MAX_THREAD_VALUES
@@ -177,7 +191,12 @@ class Planner {
         plan_->input_bytes = extent_bytes(request_.in, n, 4);
         plan_->output_bytes = extent_bytes(request_.out, half + 1, 8);
         if (batch_ == 0) break;
-        if (even) {
+        if (even && fits_one_group(half)) {  // the unpack fused into the store
+          stockham_pass(std::uint32_t(half), false, batch_, 1,
+                        user(MetalBuffer::input, FFT_SIDE_REAL_PAIRS, half),
+                        user(MetalBuffer::output, FFT_SIDE_COMPLEX, half + 1), {},
+                        real_pack(FFT_SCALE_R2C_UNPACK, n), request_.scale);
+        } else if (even) {
           Endpoint z = packed_scratch(add_scratch(batch_ * half * 8), half);
           complex_transform(half, false, user(MetalBuffer::input, FFT_SIDE_REAL_PAIRS, half), z,
                             {}, {}, 1.0);
@@ -194,7 +213,12 @@ class Planner {
         plan_->input_bytes = extent_bytes(request_.in, half + 1, 8);
         plan_->output_bytes = extent_bytes(request_.out, n, 4);
         if (batch_ == 0) break;
-        if (even) {
+        if (even && fits_one_group(half)) {  // the pack fused into the load
+          stockham_pass(std::uint32_t(half), true, batch_, 1,
+                        user(MetalBuffer::input, FFT_SIDE_COMPLEX, half + 1),
+                        user(MetalBuffer::output, FFT_SIDE_REAL_PAIRS, half),
+                        real_pack(FFT_SCALE_C2R_PACK, n), {}, request_.scale);
+        } else if (even) {
           Endpoint z = packed_scratch(add_scratch(batch_ * half * 8), half);
           elementwise("fft_c2r_pack", half, user(MetalBuffer::input, FFT_SIDE_COMPLEX, half + 1), z,
                       add_table(metal_tables::roots(n, half + 1)), 1.0);
@@ -289,6 +313,14 @@ class Planner {
     } else {
       bluestein(n, inverse, in, out, scale);
     }
+  }
+
+  // The real FFT's packing of a transform of n real points into n / 2 complex ones.
+  Multiply real_pack(std::uint32_t mode, std::uint64_t n) {
+    Multiply pack;
+    pack.mode = mode;
+    pack.table = add_table(metal_tables::roots(n, n / 2 + 1));
+    return pack;
   }
 
   // w_n^e = coarse[e >> shift] * fine[e & (split - 1)], split = 2^shift >= sqrt(n):
@@ -402,10 +434,7 @@ class Planner {
 
     const std::uint64_t twiddles = stage_twiddles(n);
     MetalDispatch d;
-    const bool power_of_two = std::all_of(radices.begin(), radices.end(), [](std::uint32_t r) {
-      return r == 2 || r == 4 || r == 8;
-    });
-    d.kernel = power_of_two ? "fft_stockham_pow2" : "fft_stockham";
+    d.kernel = stockham_kernel(radices);
     d.threadgroups = {checked_u32(ceil_div(transforms, per_group), "the grid"), 1, 1};
     d.threads = {p.group_threads, 1, 1};
     // Whole blocks of 16 elements: the swizzle permutes within each block.

@@ -17,8 +17,11 @@ def kernels(p):
 
 
 def stockham_kernel(n):
-    """Lengths 2^k take the kernel compiled for radices 2, 4 and 8 alone."""
-    return "fft_stockham_pow2" if n & (n - 1) == 0 else "fft_stockham"
+    """Each length takes the kernel compiled for the smallest radix set it needs:
+    2, 4, 8; up to 8; up to 13."""
+    if n & (n - 1) == 0:
+        return "fft_stockham_pow2"
+    return "fft_stockham_radix13" if n % 11 == 0 or n % 13 == 0 else "fft_stockham"
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 11, 13, 64, 360, 2187, 4096])
@@ -103,9 +106,15 @@ def test_multiplied_sides_are_not_walked_as_runs():
 
 
 def test_real_transforms_use_half_length():
-    assert kernels(plan(R2C, 64)) == ["fft_stockham_pow2", "fft_r2c_unpack"]
-    assert plan(R2C, 64).dispatches[0]["params"]["n"] == 32
-    assert kernels(plan(C2R, 64, forward=False)) == ["fft_c2r_pack", "fft_stockham_pow2"]
+    # one pass: the unpack fused into the store, the pack into the load
+    (r2c,) = plan(R2C, 64).dispatches
+    assert r2c["kernel"] == "fft_stockham_pow2" and r2c["params"]["n"] == 32
+    assert r2c["params"]["post_mode"] == 3
+    (c2r,) = plan(C2R, 64, forward=False).dispatches
+    assert c2r["params"]["n"] == 32 and c2r["params"]["pre_mode"] == 4
+    # beyond one group, a pass of its own
+    assert kernels(plan(R2C, 1 << 14)) == ["fft_stockham_pow2"] * 2 + ["fft_r2c_unpack"]
+    assert kernels(plan(C2R, 1 << 14, forward=False)) == ["fft_c2r_pack"] + ["fft_stockham_pow2"] * 2
     assert kernels(plan(R2C, 63)) == ["fft_stockham"]
     assert kernels(plan(C2R, 63, forward=False)) == ["fft_c2r_expand", "fft_stockham"]
 

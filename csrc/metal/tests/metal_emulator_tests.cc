@@ -149,10 +149,15 @@ void test_planner_decisions() {
   EXPECT(small_bluestein->dispatches[0].params.convolve == 1);
   EXPECT(small_bluestein->dispatches[0].params.n == 196);
 
+  // the real packing fused into the one pass, or a pass of its own beyond one group
   EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::r2c, 64, 1))) ==
-          std::vector<std::string>{"fft_stockham_pow2", "fft_r2c_unpack"}));
+          std::vector<std::string>{"fft_stockham_pow2"}));
   EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::c2r, 64, 1))) ==
-          std::vector<std::string>{"fft_c2r_pack", "fft_stockham_pow2"}));
+          std::vector<std::string>{"fft_stockham_pow2"}));
+  EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::r2c, 1 << 14, 1))) ==
+          std::vector<std::string>{"fft_stockham_pow2", "fft_stockham_pow2", "fft_r2c_unpack"}));
+  EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::c2r, 1 << 14, 1))) ==
+          std::vector<std::string>{"fft_c2r_pack", "fft_stockham_pow2", "fft_stockham_pow2"}));
   EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::c2r, 63, 1))) ==
           std::vector<std::string>{"fft_c2r_expand", "fft_stockham"}));
   EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::r2c, 63, 1))) ==
