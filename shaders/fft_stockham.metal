@@ -8,9 +8,8 @@
 // the naturally ordered result (applying the post-multiplication and the
 // normalisation). The same kernel serves single-pass transforms, both passes
 // of the four-step decomposition and the inner transforms of Bluestein;
-// the planner tells them apart only through FftParams. It is compiled three
-// times, for the radix sets below: fft_stockham_pow2 (2, 4, 8), fft_stockham
-// (up to 8) and fft_stockham_radix13 (up to 13).
+// the planner tells them apart only through FftParams. fft_stockham_pow2 is
+// the same kernel compiled for lengths whose radices are 2, 4 and 8.
 //
 // Loads and stores issue all of a thread's accesses before using any, so
 // each thread keeps up to FFT_MAX_THREAD_VALUES memory requests in flight.
@@ -284,12 +283,11 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
 // log2 of a radix of lengths 2^k.
 inline uint radix_shift(uint radix) { return radix == 8u ? 3u : radix == 4u ? 2u : 1u; }
 
-// The radices a kernel is compiled for. The planner picks the smallest set
-// that holds a length's radices: each larger set's butterflies need more
-// registers, which would cut the resident threads of every dispatch.
-#define FFT_RADICES_POW2 0u   // 2, 4, 8
-#define FFT_RADICES_SMALL 1u  // 2, 3, 4, 5, 7, 8
-#define FFT_RADICES_ALL 2u    // and 11, 13
+// The radices a kernel is compiled for: fft_stockham_pow2 takes 2, 4 and 8
+// alone, because the odd radices' butterflies need more registers, which
+// would cut the resident threads of every dispatch of lengths 2^k.
+#define FFT_RADICES_POW2 0u  // 2, 4, 8
+#define FFT_RADICES_ALL 1u   // 2, 3, 4, 5, 7, 8, 11, 13
 
 // The stage for a radix the planner chose (stockham_radices); a uniform branch.
 template <uint kRadices>
@@ -307,9 +305,6 @@ inline void stockham_stage_of(uint radix, constant FftParams& p, threadgroup flo
     case 3u: stockham_stage<3u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
     case 5u: stockham_stage<5u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
     case 7u: stockham_stage<7u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
-  }
-  if (kRadices == FFT_RADICES_SMALL) return;
-  switch (radix) {
     case 11u: stockham_stage<11u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
     default: stockham_stage<13u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
   }
@@ -378,7 +373,7 @@ kernel void fft_stockham(device const float* in MTL_BUFFER(0), device float* out
                          constant FftParams& p MTL_BUFFER(6),
                          threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                          uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  fft_stockham_body<FFT_RADICES_SMALL>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
+  fft_stockham_body<FFT_RADICES_ALL>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
 }
 
 kernel void fft_stockham_pow2(device const float* in MTL_BUFFER(0), device float* out MTL_BUFFER(1),
@@ -390,15 +385,4 @@ kernel void fft_stockham_pow2(device const float* in MTL_BUFFER(0), device float
                               threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                               uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
   fft_stockham_body<FFT_RADICES_POW2>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
-}
-
-kernel void fft_stockham_radix13(device const float* in MTL_BUFFER(0), device float* out MTL_BUFFER(1),
-                                 device const float2* twiddles MTL_BUFFER(2),
-                                 device const float2* pre MTL_BUFFER(3),
-                                 device const float2* post MTL_BUFFER(4),
-                                 device const float2* extra MTL_BUFFER(5),
-                                 constant FftParams& p MTL_BUFFER(6),
-                                 threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
-                                 uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  fft_stockham_body<FFT_RADICES_ALL>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
 }

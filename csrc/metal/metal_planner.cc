@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 #include <complex>
 #include <map>
 #include <optional>
@@ -88,17 +87,13 @@ std::optional<std::uint64_t> bluestein_length(std::uint64_t n) {
   return best;
 }
 
-// The Stockham kernel compiled for the smallest radix set holding `radices`
-// (fft_stockham.metal's FFT_RADICES_*).
+// The Stockham kernel compiled for radices 2, 4 and 8 alone where those are
+// all `radices` holds (fft_stockham.metal's FFT_RADICES_*).
 const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {
-  auto only = [&](std::initializer_list<std::uint32_t> set) {
-    return std::all_of(radices.begin(), radices.end(), [&](std::uint32_t r) {
-      return std::find(set.begin(), set.end(), r) != set.end();
-    });
-  };
-  if (only({2, 4, 8})) return "fft_stockham_pow2";
-  if (only({2, 3, 4, 5, 7, 8})) return "fft_stockham";
-  return "fft_stockham_radix13";
+  const bool power_of_two = std::all_of(radices.begin(), radices.end(), [](std::uint32_t r) {
+    return r == 2 || r == 4 || r == 8;
+  });
+  return power_of_two ? "fft_stockham_pow2" : "fft_stockham";
 }
 
 // Threads per transform so no thread holds more than FFT_MAX_THREAD_VALUES

@@ -17,11 +17,8 @@ def kernels(p):
 
 
 def stockham_kernel(n):
-    """Each length takes the kernel compiled for the smallest radix set it needs:
-    2, 4, 8; up to 8; up to 13."""
-    if n & (n - 1) == 0:
-        return "fft_stockham_pow2"
-    return "fft_stockham_radix13" if n % 11 == 0 or n % 13 == 0 else "fft_stockham"
+    """Lengths 2^k take the kernel compiled for radices 2, 4 and 8 alone."""
+    return "fft_stockham_pow2" if n & (n - 1) == 0 else "fft_stockham"
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 11, 13, 64, 360, 2187, 4096])

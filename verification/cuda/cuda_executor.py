@@ -20,7 +20,7 @@ import numpy as np
 
 from jax_apple_fft.metal.plan_runner import C2C, MetalPlanRunner
 from cuda_source import (ENTRY_PREFIX, FFT_KERNELS, PARAMS_IN_MEMORY_SUFFIX, PARAMS_PROBE,
-                         compile_options, translation_unit)
+                         compile_options, register_cap, translation_unit)
 
 import cupy  # noqa: E402 -- optional: only the verifier needs it
 
@@ -47,12 +47,22 @@ class CudaPlanRunner(MetalPlanRunner):
 
     def __init__(self, kernels: tuple[str, ...] = FFT_KERNELS, source: str | None = None,
                  extra_options: tuple[str, ...] = ()):
-        self.module = cupy.RawModule(code=source or translation_unit(kernels=kernels),
-                                     options=(*compile_options(), *extra_options))
-        self.functions = {k: self.module.get_function(ENTRY_PREFIX + k) for k in kernels}
-        self.functions_params_in_memory = {
-            k: self.module.get_function(ENTRY_PREFIX + k + PARAMS_IN_MEMORY_SUFFIX)
-            for k in kernels}
+        # One module per register cap (cuda_source.MAX_REGISTERS); `source`, if
+        # given, defines every kernel and is compiled once per cap.
+        by_cap: dict[int | None, list[str]] = {}
+        for kernel in kernels:
+            by_cap.setdefault(register_cap(kernel), []).append(kernel)
+        self.functions, self.functions_params_in_memory = {}, {}
+        for cap, group in by_cap.items():
+            options = (*compile_options(), *((f"-maxrregcount={cap}",) if cap else ()),
+                       *extra_options)
+            module = cupy.RawModule(code=source or translation_unit(kernels=tuple(group)),
+                                    options=options)
+            for k in group:
+                self.functions[k] = module.get_function(ENTRY_PREFIX + k)
+                self.functions_params_in_memory[k] = module.get_function(
+                    ENTRY_PREFIX + k + PARAMS_IN_MEMORY_SUFFIX)
+            self.module = module  # the params probe is in every module
         self._tables: dict[str, cupy.ndarray] = {}  # plan key -> uploaded tables
         self.params_by_value = self._by_value_works()
 

@@ -26,7 +26,7 @@ SHADERS = REPOSITORY / "shaders"
 INCLUDE_DIRS = (pathlib.Path(__file__).resolve().parent, REPOSITORY / "csrc", SHADERS)
 
 # The kernels of shaders/fft_library.metal, by their Metal function names.
-FFT_KERNELS = ("fft_stockham", "fft_stockham_pow2", "fft_stockham_radix13", "fft_r2c_unpack",
+FFT_KERNELS = ("fft_stockham", "fft_stockham_pow2", "fft_r2c_unpack",
                "fft_c2r_pack", "fft_c2r_expand")
 # The race detector's test kernels (csrc/metal/tests/racy_reverse.metal).
 RACY_KERNELS = ("reverse_synchronised", "reverse_missing_barrier")
@@ -50,11 +50,10 @@ def entry_point(kernel: str) -> str:
   jax_apple_fft::shaders::{kernel}(in, out, twiddles, pre, post, extra, PARAMS,
                                    threadgroup_memory, threadIdx.x, blockIdx.x);
 """
-    cap = launch_bounds(kernel)
     return (f"""
-extern "C" __global__ void {cap}{ENTRY_PREFIX}{kernel}({arguments},
+extern "C" __global__ void {ENTRY_PREFIX}{kernel}({arguments},
     jax_apple_fft::shaders::FftParams params) {{{body.replace("PARAMS", "params")}}}
-extern "C" __global__ void {cap}{ENTRY_PREFIX}{kernel}{PARAMS_IN_MEMORY_SUFFIX}({arguments},
+extern "C" __global__ void {ENTRY_PREFIX}{kernel}{PARAMS_IN_MEMORY_SUFFIX}({arguments},
     const jax_apple_fft::shaders::FftParams* params) {{{body.replace("PARAMS", "*params")}}}
 """)
 
@@ -82,23 +81,16 @@ def translation_unit(metal_file: pathlib.Path = SHADERS / "fft_library.metal",
             + "".join(entry_point(kernel) for kernel in kernels) + PARAMS_PROBE_SOURCE)
 
 
-# Registers per thread for the Stockham kernels' CUDA builds, through
-# __launch_bounds__ (at most 256 threads a group, as the planner dispatches,
-# and the groups per multiprocessor that the budget leaves room for). On the
-# H200 the kernels for radices up to 8 ran faster at 64 than at the
-# compiler's own choice (94 and 125 registers): resident threads count for
-# more than the spills the cap causes; the kernel with radices 11 and 13 ran
-# best at 80 (docs/metal.md, "Throughput").
-MAX_REGISTERS = {"fft_stockham_pow2": 64, "fft_stockham": 64, "fft_stockham_radix13": 80}
-MAX_GROUP_THREADS = 256
-REGISTERS_PER_MULTIPROCESSOR = 65536
+# Registers per thread for each kernel's CUDA build (NVRTC's -maxrregcount,
+# one module per cap; absent: the compiler's choice). On the H200 both
+# Stockham kernels ran faster capped at 64 than at the compiler's own choice
+# (94 and 168 registers): resident threads count for more than the spills the
+# cap causes (docs/metal.md, "Throughput").
+MAX_REGISTERS = {"fft_stockham_pow2": 64, "fft_stockham": 64}
 
 
-def launch_bounds(kernel: str) -> str:
-    if kernel not in MAX_REGISTERS:
-        return ""
-    groups = REGISTERS_PER_MULTIPROCESSOR // (MAX_GROUP_THREADS * MAX_REGISTERS[kernel])
-    return f"__launch_bounds__({MAX_GROUP_THREADS}, {groups}) "
+def register_cap(kernel: str) -> int | None:
+    return MAX_REGISTERS.get(kernel)
 
 
 def compile_options(arch: str | None = None) -> list[str]:

@@ -189,7 +189,8 @@ def throughput_rows(gib: float):
         yield "c2c", n, elements // n
     for n in [2**k for k in range(16, 25)]:
         yield "c2c four-step", n, max(1, elements // n)
-    for n in BLUESTEIN_LENGTHS[:3]:
+    # 8191 convolves at 16384 = 2^14, the others at 7-smooth lengths (8232, 20160, 131220)
+    for n in (*BLUESTEIN_LENGTHS[:3], 8191):
         yield "c2c Bluestein", n, max(1, elements // (4 * n))
     for n in (1024, 4096, 1 << 16):
         yield "r2c", n, elements // n
