@@ -63,3 +63,46 @@ for f, a in [(af.fft, x), (af.rfft, x.real.copy()), (lambda v: af.irfft(v, n=64)
     assert out.sharding.spec == P("x", None, None), out.sharding
     close(out, jax.jit(f)(a))
 """, env=EIGHT_DEVICES))
+
+
+def test_jit_transforms_each_shard_without_collectives():
+    # Under plain jit the partitioner splits the custom call by its rule: the
+    # untransformed axes keep their sharding and nothing moves between devices.
+    check_ok(run_python(PRELUDE + """
+cases = [
+    (af.fft, x), (af.ifft, x), (lambda v: af.fftn(v, axes=(1, 2)), x),
+    (af.rfft, x.real.copy()), (lambda v: af.irfft(v, n=64), x[..., :33].copy()),
+    (lambda v: af.rfftn(v, axes=(1, 2), norm="ortho"), x.real.copy()),
+    (lambda v: af.fft(v, overwrite_x=True), x),
+]
+for f, a in cases:
+    g = jax.jit(f)
+    out = g(sharded(a))
+    close(out, jax.jit(f)(a))
+    assert out.sharding.spec[0] == "x", out.sharding
+    text = g.lower(sharded(a)).compile().as_text()
+    assert not any(op in text for op in ("all-gather", "all-to-all", "collective-permute")), text
+# grad under jit keeps it per shard
+loss = lambda v: jnp.sum(jnp.abs(af.fft(v)) ** 2)
+close(jax.jit(jax.grad(loss))(sharded(x)), jax.grad(loss)(x))
+# and so does the drop-in for jnp.fft
+with af.enabled():
+    g = jax.jit(jnp.fft.rfft)
+    close(g(sharded(x.real.copy())), np.fft.rfft(x.real).astype(np.complex64))
+    text = g.lower(sharded(x.real.copy())).compile().as_text()
+    assert "jax_apple_fft_cpu" in text
+    assert not any(op in text for op in ("all-gather", "all-to-all", "collective-permute")), text
+""", env=EIGHT_DEVICES))
+
+
+def test_a_sharded_transformed_axis_is_made_whole_first():
+    # Not yet distributed: the partitioner gathers a sharded transformed axis
+    # before the transform. The real axis of R2C changes length, so the result
+    # is not sharded along it.
+    check_ok(run_python(PRELUDE + """
+along = lambda a: jax.device_put(a, NamedSharding(mesh, P(None, None, "x")))
+close(jax.jit(af.fft)(along(x)), np.fft.fft(x).astype(np.complex64))
+out = jax.jit(af.rfft)(along(x.real.copy()))
+close(out, np.fft.rfft(x.real).astype(np.complex64))
+assert out.sharding.spec[2] is None, out.sharding
+""", env=EIGHT_DEVICES))

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 import jax
 import jax.numpy as jnp
+from jax._src import dispatch
 from jax.interpreters import mlir
 
 from jax_apple_fft.frontend import arguments
@@ -77,7 +78,10 @@ def enable(*, backend: str = "cpu", cache: PlanCache | None = None) -> None:
         arguments.check_cache(cache)
     with _lock:
         _settings = (backend, cache)
-        mlir.register_lowering(jax.lax.fft_p, _lower_lax_fft, platform="cpu")
+        # As for this package's primitive (primitive/lowering.py): uncached, with the
+        # device assignment, so that a sharded lowering can partition per shard.
+        mlir.register_lowering(jax.lax.fft_p, _lower_lax_fft, platform="cpu", cacheable=False)
+        dispatch.prim_requires_devices_during_lowering.add(jax.lax.fft_p)
     jax.clear_caches()
 
 

@@ -87,7 +87,10 @@ def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache, ov
             raise ValueError(f"apple_fft: axis {axis} has length {shape[axis]}, expected {n}")
     is_complex = dtypes.issubdtype(x.dtype, np.complexfloating)
     # x.update keeps the input's sharding and varying manual axes (vma):
-    # a transform is local to each shard of the untransformed axes.
+    # a transform is local to each shard of the untransformed axes. The real
+    # axis of R2C/C2R changes length, so its sharding does not carry over.
+    if kind != TransformKind.C2C:
+        x = x.update(sharding=_whole_along(x.sharding, real_axis))
     if kind == TransformKind.R2C:
         if is_complex:
             raise TypeError(f"apple_fft R2C needs a real input, got {x.dtype}")
@@ -99,6 +102,14 @@ def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache, ov
         shape[real_axis] = lengths[-1]
         return x.update(shape=tuple(shape), dtype=real_dtype(x.dtype), weak_type=False)
     return x.update(shape=tuple(shape), dtype=x.dtype, weak_type=False)
+
+
+def _whole_along(sharding, axis: int):
+    """`sharding` with `axis` not partitioned (named shardings; others as they are)."""
+    spec = getattr(sharding, "spec", None)
+    if spec is None or axis >= len(spec) or spec[axis] is None:
+        return sharding
+    return sharding.update(spec=spec[:axis] + (None,) + spec[axis + 1:])
 
 
 fft_p.def_abstract_eval(_abstract_eval)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax._src import dispatch
 from jax.interpreters import mlir
 
+from jax_apple_fft.primitive import partitioning
 from jax_apple_fft.primitive.definition import TransformKind, fft_p, is_double
 from jax_apple_fft.runtime import registration
 
@@ -52,6 +54,23 @@ def _lower_metal(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache)
                       cache=cache))
 
 
+def _cpu_call(x, *, kind, forward, axes, lengths, scale, cache, overwrite_x, out_dtype):
+    """The CPU target on `x` as it is: the whole array, or one device's shard."""
+    registration.ensure_cpu_registered()
+    aval = jax.core.ShapedArray(x.shape, x.dtype)
+    out_shape = list(x.shape)
+    if kind != TransformKind.C2C:
+        out_shape[axes[-1]] = lengths[-1] // 2 + 1 if kind == TransformKind.R2C else lengths[-1]
+    # The CPU backend transforms a complex input in place when XLA hands it
+    # the same buffer as the output (each line is read whole before it is
+    # written back), so the result may alias the input.
+    call = jax.ffi.ffi_call(registration.CPU_TARGET,
+                            jax.ShapeDtypeStruct(tuple(out_shape), out_dtype),
+                            input_output_aliases={0: 0} if overwrite_x else None)
+    return call(x, **_attributes(aval, kind=kind, forward=forward, axes=axes, lengths=lengths,
+                                 scale=scale, cache=cache))
+
+
 def lower_transform(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache,
                     overwrite_x=False):
     """The primitive's CPU lowering (also used by the drop-in for lax.fft)."""
@@ -60,15 +79,21 @@ def lower_transform(ctx, x, *, kind, forward, axes, lengths, scale, backend, cac
                             scale=scale, backend=backend, cache=cache)
     if backend != "cpu":
         raise NotImplementedError(f"no lowering for backend {backend!r} in this build")
-    registration.ensure_cpu_registered()
-    (aval,) = ctx.avals_in
-    # The CPU backend transforms a complex input in place when XLA hands it
-    # the same buffer as the output (each line is read whole before it is
-    # written back), so the result may alias the input.
-    aliases = {0: 0} if overwrite_x else None
-    return jax.ffi.ffi_lowering(registration.CPU_TARGET, operand_output_aliases=aliases)(
-        ctx, x, **_attributes(aval, kind=kind, forward=forward, axes=axes, lengths=lengths,
-                              scale=scale, cache=cache))
+    params = dict(kind=kind, forward=forward, axes=tuple(axes), lengths=tuple(lengths),
+                  scale=scale, cache=cache, overwrite_x=overwrite_x,
+                  out_dtype=ctx.avals_out[0].dtype)
+
+    def call(v):
+        return _cpu_call(v, **params)
+
+    if partitioning.spmd_devices(ctx) > 1:
+        call = partitioning.per_shard(call, ndim=len(ctx.avals_in[0].shape), axes=tuple(axes),
+                                      resized_axis=None if kind == TransformKind.C2C else axes[-1])
+    return mlir.lower_fun(call, multiple_results=False)(ctx, x)
 
 
-mlir.register_lowering(fft_p, lower_transform, platform="cpu")
+mlir.register_lowering(fft_p, lower_transform, platform="cpu", cacheable=False)
+# A sharded lowering holds a custom_partitioning call, which needs the
+# computation's device assignment: JAX provides it only to primitives in this
+# set, and only to lowerings it does not cache.
+dispatch.prim_requires_devices_during_lowering.add(fft_p)
