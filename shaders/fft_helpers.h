@@ -18,6 +18,20 @@ inline float2 rotate_quarter(float2 a, uint inverse) {
   return inverse != 0u ? float2(-a.y, a.x) : float2(a.y, -a.x);
 }
 
+// The real FFT of 2h points through a complex FFT Z of h: bin k from zk = Z[k]
+// and zc = conj Z[h - k], with w = e^{-2 pi i k / 2h}.
+inline float2 r2c_unpacked_value(float2 zk, float2 zc, float2 w) {
+  float2 even = (zk + zc) * 0.5f;
+  float2 odd = rotate_quarter(zk - zc, 0u) * 0.5f;
+  return even + complex_mul(w, odd);
+}
+
+// Its inverse: Z[k] from bin = X[k] and mirror = conj X[h - k], same w.
+inline float2 c2r_packed_value(float2 bin, float2 mirror, float2 w) {
+  float2 odd = complex_mul(conjugate(w), bin - mirror);
+  return (bin + mirror) + float2(-odd.y, odd.x);
+}
+
 inline uint side_base(constant FftSide& s, uint batch) {
   return (batch / s.inner_count) * s.outer_stride + (batch % s.inner_count) * s.inner_stride;
 }

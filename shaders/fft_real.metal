@@ -21,10 +21,7 @@ inline void r2c_unpack_body(device const float* in, device float* out,
   uint k = item % p.per_batch;
   float2 zk = read_element(p.in, in, batch, k % h);
   float2 zc = conjugate(read_element(p.in, in, batch, (h - k) % h));
-  float2 even = (zk + zc) * 0.5f;
-  float2 odd = rotate_quarter(zk - zc, 0u) * 0.5f;
-  float2 v = even + complex_mul(twiddles[k], odd);
-  write_element(p.out, out, batch, k, v * p.scale);
+  write_element(p.out, out, batch, k, r2c_unpacked_value(zk, zc, twiddles[k]) * p.scale);
 }
 
 // Reads bin k of a Hermitian half spectrum; DC and Nyquist are real by definition.
@@ -42,9 +39,7 @@ inline void c2r_pack_body(device const float* in, device float* out, device cons
   uint k = item % p.per_batch;
   float2 a = hermitian_bin(p, in, batch, k);
   float2 c = conjugate(hermitian_bin(p, in, batch, h - k));
-  float2 odd = complex_mul(conjugate(twiddles[k]), a - c);
-  float2 v = (a + c) + float2(-odd.y, odd.x);
-  write_element(p.out, out, batch, k, v);
+  write_element(p.out, out, batch, k, c2r_packed_value(a, c, twiddles[k]));
 }
 
 inline void c2r_expand_body(device const float* in, device float* out, constant FftParams& p,

@@ -114,9 +114,7 @@ inline float2 c2r_packed(constant FftParams& p, device const float* in, device c
     bin.y = 0.0f;
     mirror.y = 0.0f;
   }
-  float2 c = conjugate(mirror);
-  float2 odd = complex_mul(conjugate(roots[k]), bin - c);
-  return (bin + c) + float2(-odd.y, odd.x);
+  return c2r_packed_value(bin, conjugate(mirror), roots[k]);
 }
 
 template <bool kSwizzle>
@@ -160,7 +158,7 @@ inline void load_group(constant FftParams& p, device const float* in, device con
         values[c] = complex_mul(values[c], pre[g]);
       } else if (p.pre_mode == FFT_SCALE_FOUR_STEP) {
         values[c] = complex_mul(values[c], four_step_twiddle(p, pre, extra, i, t.residue));
-      } else if (p.pre_mode == FFT_SCALE_C2R_PACK && transform < p.transforms) {
+      } else if (p.pre_mode == FFT_SCALE_C2R_PACK && present) {
         values[c] = c2r_packed(p, in, pre, t, i, values[c]);
       }
       shared[slot<kSwizzle>(offset + i)] = values[c];
@@ -188,9 +186,7 @@ inline float2 r2c_unpacked(constant FftParams& p, threadgroup float2* data, uint
   uint h = p.n;
   float2 zk = data[slot<kSwizzle>(offset + (k == h ? 0u : k))];
   float2 zc = conjugate(data[slot<kSwizzle>(offset + (k == 0u ? 0u : h - k))]);
-  float2 even = (zk + zc) * 0.5f;
-  float2 odd = rotate_quarter(zk - zc, 0u) * 0.5f;
-  return even + complex_mul(roots[k], odd);
+  return r2c_unpacked_value(zk, zc, roots[k]);
 }
 
 template <bool kSwizzle>
@@ -283,24 +279,20 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
 // log2 of a radix of lengths 2^k.
 inline uint radix_shift(uint radix) { return radix == 8u ? 3u : radix == 4u ? 2u : 1u; }
 
-// The radices a kernel is compiled for: fft_stockham_pow2 takes 2, 4 and 8
-// alone, because the odd radices' butterflies need more registers, which
-// would cut the resident threads of every dispatch of lengths 2^k.
-#define FFT_RADICES_POW2 0u  // 2, 4, 8
-#define FFT_RADICES_ALL 1u   // 2, 3, 4, 5, 7, 8, 11, 13
-
-// The stage for a radix the planner chose (stockham_radices); a uniform branch.
-template <uint kRadices>
+// The stage for a radix the planner chose (stockham_radices); a uniform
+// branch. A kernel for lengths 2^k compiles only radices 2, 4 and 8: the odd
+// radices' butterflies need more registers, which would cut the resident
+// threads of every dispatch.
+template <bool kPowerOfTwo>
 inline void stockham_stage_of(uint radix, constant FftParams& p, threadgroup float2* data,
                               uint offset, uint lane, uint span_in, uint span_shift, uint inverse,
                               device const float2* twiddles) {
-  const bool kPowerOfTwo = kRadices == FFT_RADICES_POW2;
   switch (radix) {
     case 2u: stockham_stage<2u, kPowerOfTwo>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
     case 4u: stockham_stage<4u, kPowerOfTwo>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
     case 8u: stockham_stage<8u, kPowerOfTwo>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
   }
-  if (kRadices == FFT_RADICES_POW2) return;
+  if (kPowerOfTwo) return;  // the planner gives this kernel no other radix
   switch (radix) {
     case 3u: stockham_stage<3u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
     case 5u: stockham_stage<5u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
@@ -311,16 +303,16 @@ inline void stockham_stage_of(uint radix, constant FftParams& p, threadgroup flo
 }
 
 // Every stage of the transform at `offset`, in direction `inverse`.
-template <uint kRadices>
+template <bool kPowerOfTwo>
 inline void run_stages(constant FftParams& p, threadgroup float2* data, uint offset, uint lane,
                        uint inverse, device const float2* twiddles) {
   uint span = 1u;
   uint span_shift = 0u;
   for (uint s = 0u; s < p.num_stages; ++s) {
-    stockham_stage_of<kRadices>(p.radix[s], p, data, offset, lane, span, span_shift, inverse,
-                                twiddles);
+    stockham_stage_of<kPowerOfTwo>(p.radix[s], p, data, offset, lane, span, span_shift, inverse,
+                                   twiddles);
     span *= p.radix[s];
-    if (kRadices == FFT_RADICES_POW2) span_shift += radix_shift(p.radix[s]);
+    if (kPowerOfTwo) span_shift += radix_shift(p.radix[s]);
   }
 }
 
@@ -342,27 +334,26 @@ inline void multiply_by_spectrum(constant FftParams& p, threadgroup float2* data
   }
 }
 
-template <uint kRadices>
+template <bool kPowerOfTwo>
 inline void fft_stockham_body(device const float* in, device float* out,
                               device const float2* twiddles, device const float2* pre,
                               device const float2* post, device const float2* extra,
                               constant FftParams& p, threadgroup float2* shared, uint tid,
                               uint group) {
-  const bool kSwizzle = kRadices == FFT_RADICES_POW2;
   uint first_transform = group * p.per_group;
-  load_group<kSwizzle>(p, in, pre, extra, shared, tid, first_transform);
+  load_group<kPowerOfTwo>(p, in, pre, extra, shared, tid, first_transform);
   threadgroup_barrier(mem_flags::mem_threadgroup);
 
   uint offset = (tid / p.threads_per_transform) * p.n;
   uint lane = tid % p.threads_per_transform;
-  run_stages<kRadices>(p, shared, offset, lane, p.inverse, twiddles);
+  run_stages<kPowerOfTwo>(p, shared, offset, lane, p.inverse, twiddles);
   if (p.convolve != 0u) {
-    multiply_by_spectrum<kSwizzle>(p, shared, extra, tid, first_transform);
+    multiply_by_spectrum<kPowerOfTwo>(p, shared, extra, tid, first_transform);
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    run_stages<kRadices>(p, shared, offset, lane, 1u - p.inverse, twiddles);
+    run_stages<kPowerOfTwo>(p, shared, offset, lane, 1u - p.inverse, twiddles);
   }
 
-  store_group<kSwizzle>(p, out, post, extra, shared, tid, first_transform);
+  store_group<kPowerOfTwo>(p, out, post, extra, shared, tid, first_transform);
 }
 
 kernel void fft_stockham(device const float* in MTL_BUFFER(0), device float* out MTL_BUFFER(1),
@@ -373,7 +364,7 @@ kernel void fft_stockham(device const float* in MTL_BUFFER(0), device float* out
                          constant FftParams& p MTL_BUFFER(6),
                          threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                          uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  fft_stockham_body<FFT_RADICES_ALL>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
+  fft_stockham_body<false>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
 }
 
 kernel void fft_stockham_pow2(device const float* in MTL_BUFFER(0), device float* out MTL_BUFFER(1),
@@ -384,5 +375,5 @@ kernel void fft_stockham_pow2(device const float* in MTL_BUFFER(0), device float
                               constant FftParams& p MTL_BUFFER(6),
                               threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                               uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  fft_stockham_body<FFT_RADICES_POW2>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
+  fft_stockham_body<true>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
 }

@@ -88,7 +88,7 @@ std::optional<std::uint64_t> bluestein_length(std::uint64_t n) {
 }
 
 // The Stockham kernel compiled for radices 2, 4 and 8 alone where those are
-// all `radices` holds (fft_stockham.metal's FFT_RADICES_*).
+// all `radices` holds.
 const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {
   const bool power_of_two = std::all_of(radices.begin(), radices.end(), [](std::uint32_t r) {
     return r == 2 || r == 4 || r == 8;
@@ -197,7 +197,7 @@ class Planner {
                             {}, {}, 1.0);
           elementwise("fft_r2c_unpack", half + 1, z,
                       user(MetalBuffer::output, FFT_SIDE_COMPLEX, half + 1),
-                      add_table(metal_tables::roots(n, half + 1)), request_.scale);
+                      real_pack_roots(n), request_.scale);
         } else {
           complex_transform(n, false, user(MetalBuffer::input, FFT_SIDE_REAL, n),
                             user(MetalBuffer::output, FFT_SIDE_COMPLEX, half + 1), {}, {},
@@ -216,7 +216,7 @@ class Planner {
         } else if (even) {
           Endpoint z = packed_scratch(add_scratch(batch_ * half * 8), half);
           elementwise("fft_c2r_pack", half, user(MetalBuffer::input, FFT_SIDE_COMPLEX, half + 1), z,
-                      add_table(metal_tables::roots(n, half + 1)), 1.0);
+                      real_pack_roots(n), 1.0);
           complex_transform(half, true, z, user(MetalBuffer::output, FFT_SIDE_REAL_PAIRS, half),
                             {}, {}, request_.scale);
         } else {
@@ -310,11 +310,16 @@ class Planner {
     }
   }
 
-  // The real FFT's packing of a transform of n real points into n / 2 complex ones.
+  // e^{-2 pi i k / n}, k <= n / 2: the table of a real FFT's pack or unpack.
+  std::uint64_t real_pack_roots(std::uint64_t n) {
+    return add_table(metal_tables::roots(n, n / 2 + 1));
+  }
+
+  // The pack or unpack (FFT_SCALE_C2R_PACK, FFT_SCALE_R2C_UNPACK) fused into a pass.
   Multiply real_pack(std::uint32_t mode, std::uint64_t n) {
     Multiply pack;
     pack.mode = mode;
-    pack.table = add_table(metal_tables::roots(n, n / 2 + 1));
+    pack.table = real_pack_roots(n);
     return pack;
   }
 
@@ -340,6 +345,12 @@ class Planner {
     return e;
   }
 
+  // Element j1 * n2 + j2 of a side as element j2 of row transform j1.
+  static Endpoint rows(Endpoint e, std::uint32_t n2) {
+    e.side.r_mul = n2;
+    return e;
+  }
+
   // X[k1 + n1 k2] = sum_j2 w_n2^(j2 k2) w_n^(j2 k1) sum_j1 x[j1 n2 + j2] w_n1^(j1 k1).
   // Pass 1 transforms the n2 strided columns and applies w_n^(j2 k1); pass 2
   // transforms the rows and writes them with stride n1.
@@ -351,12 +362,9 @@ class Planner {
                   columns(packed_scratch(scratch, std::uint32_t(n)), n2), pre,
                   four_step_twiddle(n), 1.0);
 
-    Endpoint rows_in = packed_scratch(scratch, std::uint32_t(n));
-    rows_in.side.r_mul = n2;
-    Endpoint rows_out = out;
-    rows_out.side.g_mul = n1;
-    rows_out.side.r_mul = 1;
-    stockham_pass(n2, inverse, batch_ * n1, n1, rows_in, rows_out, {}, post, scale);
+    // X[k1 + n1 k2] is element k2 of the transform k1 of stride n1.
+    stockham_pass(n2, inverse, batch_ * n1, n1, rows(packed_scratch(scratch, std::uint32_t(n)), n2),
+                  columns(out, n1), {}, post, scale);
   }
 
   // X[k] = c[k] sum_j (x[j] c[j]) conj(c[k - j]), c[j] = e^{-+ pi i j^2 / n}: a
@@ -384,12 +392,11 @@ class Planner {
       for (std::uint64_t k2 = 0; k2 < n2; ++k2) in_rows[k1 * n2 + k2] = spectrum[k1 + n1 * k2];
     }
     const Endpoint middle = packed_scratch(add_scratch(batch_ * m * 8), std::uint32_t(m));
-    Endpoint rows = middle;
-    rows.side.r_mul = n2;
     const Multiply twiddle = four_step_twiddle(m);
     stockham_pass(n1, false, batch_ * n2, n2, columns(in, n2), columns(middle, n2), by_chirp,
                   twiddle, 1.0);
-    stockham_pass(n2, false, batch_ * n1, n1, rows, rows, {}, {}, 1.0, add_table(in_rows));
+    stockham_pass(n2, false, batch_ * n1, n1, rows(middle, n2), rows(middle, n2), {}, {}, 1.0,
+                  add_table(in_rows));
     stockham_pass(n1, true, batch_ * n2, n2, columns(middle, n2), columns(out, n2), twiddle,
                   by_chirp, scale);
   }

@@ -57,7 +57,6 @@ def _lower_metal(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache)
 def _cpu_call(x, *, kind, forward, axes, lengths, scale, cache, overwrite_x, out_dtype):
     """The CPU target on `x` as it is: the whole array, or one device's shard."""
     registration.ensure_cpu_registered()
-    aval = jax.core.ShapedArray(x.shape, x.dtype)
     out_shape = list(x.shape)
     if kind != TransformKind.C2C:
         out_shape[axes[-1]] = lengths[-1] // 2 + 1 if kind == TransformKind.R2C else lengths[-1]
@@ -67,7 +66,7 @@ def _cpu_call(x, *, kind, forward, axes, lengths, scale, cache, overwrite_x, out
     call = jax.ffi.ffi_call(registration.CPU_TARGET,
                             jax.ShapeDtypeStruct(tuple(out_shape), out_dtype),
                             input_output_aliases={0: 0} if overwrite_x else None)
-    return call(x, **_attributes(aval, kind=kind, forward=forward, axes=axes, lengths=lengths,
+    return call(x, **_attributes(x, kind=kind, forward=forward, axes=axes, lengths=lengths,
                                  scale=scale, cache=cache))
 
 
