@@ -17,27 +17,15 @@ One primitive serves every transform. Its static parameters:
 
 from __future__ import annotations
 
-import enum
-
 import numpy as np
 from jax import dtypes
 from jax._src import dispatch
 from jax.extend.core import Primitive
 
+from jax_apple_fft.primitive import decomposition
+from jax_apple_fft.primitive.transform_kind import TransformKind
+
 __all__ = ["TransformKind", "fft_p", "transform"]
-
-
-class TransformKind(enum.IntEnum):
-    """Matches jax_apple_fft::TransformKind in csrc/spec/transform_spec.h."""
-
-    C2C = 0
-    R2C = 1
-    C2R = 2
-
-    def __str__(self) -> str:  # jaxprs show the name, not the number
-        return self.name
-
-    __repr__ = __str__
 
 
 fft_p = Primitive("apple_fft")
@@ -86,11 +74,10 @@ def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache, ov
         if shape[axis] != n:
             raise ValueError(f"apple_fft: axis {axis} has length {shape[axis]}, expected {n}")
     is_complex = dtypes.issubdtype(x.dtype, np.complexfloating)
-    # x.update keeps the input's sharding and varying manual axes (vma):
-    # a transform is local to each shard of the untransformed axes. The real
-    # axis of R2C/C2R changes length, so its sharding does not carry over.
-    if kind != TransformKind.C2C:
-        x = x.update(sharding=_whole_along(x.sharding, real_axis))
+    # x.update keeps the input's sharding and varying manual axes (vma): a
+    # transform of whole axes is local to each shard. Over sharded axes the
+    # result takes the layout the decomposition ends in (partitioning.py).
+    x = x.update(sharding=_result_sharding(x, kind=kind, axes=axes, lengths=lengths))
     if kind == TransformKind.R2C:
         if is_complex:
             raise TypeError(f"apple_fft R2C needs a real input, got {x.dtype}")
@@ -104,12 +91,17 @@ def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache, ov
     return x.update(shape=tuple(shape), dtype=x.dtype, weak_type=False)
 
 
-def _whole_along(sharding, axis: int):
-    """`sharding` with `axis` not partitioned (named shardings; others as they are)."""
+def _result_sharding(x, *, kind, axes, lengths):
+    """The result's sharding where the operand's names mesh axes (explicit
+    sharding); as it is otherwise."""
+    sharding = x.sharding
     spec = getattr(sharding, "spec", None)
-    if spec is None or axis >= len(spec) or spec[axis] is None:
+    if not spec or all(entry is None for entry in spec):
         return sharding
-    return sharding.update(spec=spec[:axis] + (None,) + spec[axis + 1:])
+    sizes = dict(sharding.mesh.shape)
+    plan = decomposition.plan(x.shape, decomposition.spec_names(sharding, x.ndim, sizes), sizes,
+                              kind=kind, axes=axes, lengths=lengths, scale=1.0)
+    return sharding.update(spec=decomposition.partition_spec(plan.out_spec))
 
 
 fft_p.def_abstract_eval(_abstract_eval)

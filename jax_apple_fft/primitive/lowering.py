@@ -14,7 +14,8 @@ from jax._src import dispatch
 from jax.interpreters import mlir
 
 from jax_apple_fft.primitive import partitioning
-from jax_apple_fft.primitive.definition import TransformKind, fft_p, is_double
+from jax_apple_fft.primitive.definition import (TransformKind, complex_dtype, fft_p, is_double,
+                                                real_dtype)
 from jax_apple_fft.runtime import registration
 
 _METAL_EXECUTORS = {"metal": 0, "metal-emulated": 1}
@@ -54,12 +55,14 @@ def _lower_metal(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache)
                       cache=cache))
 
 
-def _cpu_call(x, *, kind, forward, axes, lengths, scale, cache, overwrite_x, out_dtype):
-    """The CPU target on `x` as it is: the whole array, or one device's shard."""
+def _cpu_call(x, *, kind, forward, axes, lengths, scale, cache, overwrite_x):
+    """The CPU target on `x` as it is: the whole array, or one device's block."""
     registration.ensure_cpu_registered()
-    out_shape = list(x.shape)
-    if kind != TransformKind.C2C:
-        out_shape[axes[-1]] = lengths[-1] // 2 + 1 if kind == TransformKind.R2C else lengths[-1]
+    out_shape, out_dtype = list(x.shape), x.dtype
+    if kind == TransformKind.R2C:
+        out_shape[axes[-1]], out_dtype = lengths[-1] // 2 + 1, complex_dtype(x.dtype)
+    elif kind == TransformKind.C2R:
+        out_shape[axes[-1]], out_dtype = lengths[-1], real_dtype(x.dtype)
     # The CPU backend transforms a complex input in place when XLA hands it
     # the same buffer as the output (each line is read whole before it is
     # written back), so the result may alias the input.
@@ -78,16 +81,20 @@ def lower_transform(ctx, x, *, kind, forward, axes, lengths, scale, backend, cac
                             scale=scale, backend=backend, cache=cache)
     if backend != "cpu":
         raise NotImplementedError(f"no lowering for backend {backend!r} in this build")
-    params = dict(kind=kind, forward=forward, axes=tuple(axes), lengths=tuple(lengths),
-                  scale=scale, cache=cache, overwrite_x=overwrite_x,
-                  out_dtype=ctx.avals_out[0].dtype)
+    if partitioning.spmd_devices(ctx) <= 1:
+        call = lambda v: _cpu_call(v, kind=kind, forward=forward, axes=tuple(axes),
+                                   lengths=tuple(lengths), scale=scale, cache=cache,
+                                   overwrite_x=overwrite_x)
+        return mlir.lower_fun(call, multiple_results=False)(ctx, x)
 
-    def call(v):
-        return _cpu_call(v, **params)
+    def local_transform(v, *, kind, axes, lengths, scale, fresh):
+        # A fresh block (an earlier step's result) is no one else's: it may be overwritten.
+        return _cpu_call(v, kind=kind, forward=forward, axes=axes, lengths=lengths,
+                         scale=scale, cache=cache,
+                         overwrite_x=kind == TransformKind.C2C and (overwrite_x or fresh))
 
-    if partitioning.spmd_devices(ctx) > 1:
-        call = partitioning.per_shard(call, ndim=len(ctx.avals_in[0].shape), axes=tuple(axes),
-                                      resized_axis=None if kind == TransformKind.C2C else axes[-1])
+    call = partitioning.partitioned(local_transform, ndim=len(ctx.avals_in[0].shape), kind=kind,
+                                    axes=tuple(axes), lengths=tuple(lengths), scale=scale)
     return mlir.lower_fun(call, multiple_results=False)(ctx, x)
 
 
