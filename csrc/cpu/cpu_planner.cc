@@ -59,13 +59,13 @@ namespace {
 
 // Many small tasks from a shared counter: a thread the machine slows down
 // leaves its share to the others.
-std::int64_t task_count(std::int64_t lines, std::int64_t n, std::int64_t threads) {
+// `point_bytes`: bytes of one point of a line (a complex or a real value).
+std::int64_t task_count(std::int64_t lines, std::int64_t n, std::int64_t point_bytes,
+                        std::int64_t threads) {
   if (threads <= 1) return 1;
-  return std::max<std::int64_t>(1, lines * n / kMinElementsPerTask);
-}
-
-std::int64_t busy_threads(std::int64_t lines, std::int64_t n, std::int64_t threads) {
-  return std::min(task_count(lines, n, threads), std::max<std::int64_t>(threads, 1));
+  const std::int64_t elements = lines * n;
+  const std::int64_t tasks = std::max<std::int64_t>(1, elements / kMinElementsPerTask);
+  return elements * point_bytes >= kMinBytesToShare ? std::max(tasks, threads) : tasks;
 }
 
 std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape) {
@@ -236,7 +236,7 @@ class Planner {
     if (half_length_op(p.op)) {
       // Value by value; every line's pairs of bins split into as many ranges.
       const std::int64_t lines = p.lines();
-      const std::int64_t per_line = task_count(lines, p.n / 2, machine_.threads) / lines;
+      const std::int64_t per_line = task_count(lines, p.n / 2, complex_bytes(), machine_.threads) / lines;
       p.tasks = lines * std::max<std::int64_t>(1, per_line);
       plan_.passes.push_back(std::move(p));
       return;
@@ -246,7 +246,7 @@ class Planner {
     const std::int64_t lines = p.lines();
     const std::int64_t width = static_cast<std::int64_t>(p.lanes);
     const std::int64_t groups = (lines + width - 1) / width;
-    p.tasks = std::min<std::int64_t>(groups, task_count(lines, p.n, machine_.threads));
+    p.tasks = std::min<std::int64_t>(groups, tasks(p));
     p.groups_per_task = (groups + p.tasks - 1) / p.tasks;
     plan_.passes.push_back(std::move(p));
   }
@@ -258,7 +258,7 @@ class Planner {
   void choose_lanes(CpuPass& p) {
     const bool real = p.op != LineOp::kComplex;
     const std::int64_t lines = p.lines();
-    const std::int64_t threads = busy_threads(lines, p.n, machine_.threads);
+    const std::int64_t threads = busy_threads(p);
     std::size_t lanes = machine_.simd_lanes;
     while (lanes > 1 && !(machine_.lane_width_exists(lanes) &&
                           static_cast<std::int64_t>(lanes) * threads <= lines))
@@ -294,7 +294,7 @@ class Planner {
     if (p.contiguous() || p.lanes == 1) return 1;
     const std::int64_t lines = p.lines();
     const std::size_t group_bytes = p.group_scratch * p.lanes * 2 * machine_.value_bytes;
-    const std::int64_t busy = busy_threads(lines, p.n, machine_.threads);
+    const std::int64_t busy = busy_threads(p);
     const std::int64_t run = p.op == LineOp::kComplex ? lines : neighbour_run(p);
     std::size_t bunch = kMaxBunch;
     while (bunch > 1 && (bunch * group_bytes > machine_.l2_bytes / 2 ||
@@ -302,6 +302,17 @@ class Planner {
                          static_cast<std::int64_t>(bunch * p.lanes) > run))
       bunch /= 2;
     return bunch;
+  }
+
+  std::int64_t complex_bytes() const { return 2 * static_cast<std::int64_t>(machine_.value_bytes); }
+
+  std::int64_t tasks(const CpuPass& p) const {
+    const bool real = p.op == LineOp::kRealToComplex || p.op == LineOp::kComplexToReal;
+    return task_count(p.lines(), p.n, real ? complex_bytes() / 2 : complex_bytes(), machine_.threads);
+  }
+
+  std::int64_t busy_threads(const CpuPass& p) const {
+    return std::min(tasks(p), std::max<std::int64_t>(machine_.threads, 1));
   }
 
   const TransformSpec& spec_;
