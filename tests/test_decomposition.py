@@ -149,6 +149,25 @@ def test_slab_is_two_exchanges_and_stops_at_the_transposed_layout_when_asked():
     np.testing.assert_allclose(got, np.fft.fftn(x), rtol=1e-10, atol=1e-9)
 
 
+def test_a_transposed_pencil_is_two_exchanges():
+    x = _input((8, 8, 12), C2C, (0, 1, 2), (8, 8, 12), np.random.default_rng(5))
+    got, d = run_plan(x, (X, Y, ()), {"x": 4, "y": 2}, kind=C2C, forward=True, axes=(0, 1, 2),
+                      lengths=(8, 8, 12), target=((), X, Y))
+    assert sum(isinstance(s, Exchange) for s in d.steps) == 2 and d.out_spec == ((), X, Y)
+    np.testing.assert_allclose(got, np.fft.fftn(x), rtol=1e-10, atol=1e-9)
+
+
+def test_a_layout_no_undo_reaches_is_reached_by_moves_where_they_split_evenly():
+    # C2R back to the operand of an R2C whose real axis was sharded: the
+    # forward left the mesh axis on axis 0; the inverse ends with it on axis 2.
+    spectrum = _input((8, 6, 12), C2R, (0, 1, 2), (8, 6, 12), np.random.default_rng(6))
+    got, d = run_plan(spectrum, (X, (), ()), {"x": 4}, kind=C2R, forward=False, axes=(0, 1, 2),
+                      lengths=(8, 6, 12), target=((), (), X))
+    assert d.out_spec == ((), (), X)
+    np.testing.assert_allclose(got, _reference(spectrum, C2R, False, (0, 1, 2), (8, 6, 12)),
+                               rtol=1e-10, atol=1e-9)
+
+
 def test_pencil_is_four_exchanges():
     _, d = run_plan(_input((8, 8, 12), C2C, (0, 1, 2), (8, 8, 12), np.random.default_rng(2)),
                     (X, Y, ()), {"x": 4, "y": 2}, kind=C2C, forward=True, axes=(0, 1, 2),

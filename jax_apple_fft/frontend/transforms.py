@@ -3,7 +3,8 @@
 Every function here has numpy's signature plus two keyword-only arguments:
 ``backend`` ("auto", "cpu" or "metal") and ``cache`` (a PlanCache; the JAX
 CPU client's default cache if omitted). The complex-to-complex ones also take
-scipy.fft's ``overwrite_x``: the result may reuse the input's buffer.
+scipy.fft's ``overwrite_x``: the result may reuse the input's buffer. The
+n- and two-dimensional ones take ``out_sharding``: the result's sharding.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jax_apple_fft.frontend import arguments
+from jax_apple_fft.frontend.out_sharding import OutSharding, constrain, target_spec
 from jax_apple_fft.primitive import TransformKind, transform
 from jax_apple_fft.primitive.definition import complex_dtype, real_dtype
 from jax_apple_fft.runtime.backends import resolve_backend
@@ -42,11 +44,22 @@ _OVERWRITE_X_DOC = """
     backend ignores it. See docs/zero_copy.md."""
 
 
+_OUT_SHARDING_DOC = """
+
+    out_sharding (a NamedSharding, a PartitionSpec, or None) is the result's
+    sharding. None: the operand's, for a transform over sharded axes too.
+    A layout the distributed transform passes through costs no extra
+    exchange: for a slab P("x") over all axes, P(None, "x") saves the last
+    all-to-all. Any other is reached by resharding after the transform.
+    See docs/sharding.md."""
+
+
 _NO_AXES_FFT_TYPE = {TransformKind.C2C: "FFT", TransformKind.R2C: "RFFT",
                      TransformKind.C2R: "IRFFT"}
 
 
-def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, overwrite_x=False):
+def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, overwrite_x=False,
+         out_sharding: OutSharding = None):
     """The shared path: check arguments, fit the input, bind the primitive."""
     if not isinstance(overwrite_x, (bool, np.bool_)):
         raise TypeError(f"{name}: overwrite_x must be True or False, got {overwrite_x!r}")
@@ -81,9 +94,11 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
     x = arguments.fit_to_lengths(x, axes, input_lengths)
     scale = arguments.norm_scale(norm, math.prod(lengths), inverse)
     backend = resolve_backend(backend, x.dtype, x.size)  # "auto" depends on dtype and size
-    return transform(x, kind=kind, forward=forward, axes=axes, lengths=lengths,
-                     scale=scale, backend=backend, cache=cache,
-                     overwrite_x=bool(overwrite_x) and backend == "cpu")
+    y = transform(x, kind=kind, forward=forward, axes=axes, lengths=lengths,
+                  scale=scale, backend=backend, cache=cache,
+                  overwrite_x=bool(overwrite_x) and backend == "cpu",
+                  out_spec=target_spec(out_sharding, x, name=name))
+    return constrain(y, out_sharding)
 
 
 def _one_axis(n: int | None, axis: int, name: str):
@@ -151,64 +166,73 @@ def ihfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
 
 def fftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
          backend: str = "auto", cache: PlanCache | None = None,
-         overwrite_x: bool = False) -> jax.Array:
+         overwrite_x: bool = False, out_sharding: OutSharding = None) -> jax.Array:
     """N-dimensional discrete Fourier transform (numpy.fft.fftn)."""
     return _run(a, s, axes, norm, backend, cache, name="fftn", overwrite_x=overwrite_x,
-                kind=TransformKind.C2C, forward=True, inverse=False)
+                kind=TransformKind.C2C, forward=True, inverse=False, out_sharding=out_sharding)
 
 
 def ifftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
           backend: str = "auto", cache: PlanCache | None = None,
-          overwrite_x: bool = False) -> jax.Array:
+          overwrite_x: bool = False, out_sharding: OutSharding = None) -> jax.Array:
     """N-dimensional inverse discrete Fourier transform (numpy.fft.ifftn)."""
     return _run(a, s, axes, norm, backend, cache, name="ifftn", overwrite_x=overwrite_x,
-                kind=TransformKind.C2C, forward=False, inverse=True)
+                kind=TransformKind.C2C, forward=False, inverse=True, out_sharding=out_sharding)
 
 
 def rfftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
-          backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+          backend: str = "auto", cache: PlanCache | None = None,
+          out_sharding: OutSharding = None) -> jax.Array:
     """N-dimensional transform of real input; the last axis is halved
     (numpy.fft.rfftn)."""
     return _run(a, s, axes, norm, backend, cache, name="rfftn",
-                kind=TransformKind.R2C, forward=True, inverse=False)
+                kind=TransformKind.R2C, forward=True, inverse=False, out_sharding=out_sharding)
 
 
 def irfftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
-           backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+           backend: str = "auto", cache: PlanCache | None = None,
+           out_sharding: OutSharding = None) -> jax.Array:
     """Inverse of rfftn (numpy.fft.irfftn)."""
     return _run(a, s, axes, norm, backend, cache, name="irfftn",
-                kind=TransformKind.C2R, forward=False, inverse=True)
+                kind=TransformKind.C2R, forward=False, inverse=True, out_sharding=out_sharding)
 
 
 def fft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
          backend: str = "auto", cache: PlanCache | None = None,
-         overwrite_x: bool = False) -> jax.Array:
+         overwrite_x: bool = False, out_sharding: OutSharding = None) -> jax.Array:
     """Two-dimensional discrete Fourier transform (numpy.fft.fft2)."""
     return fftn(a, s, _two_axes(axes, "fft2"), norm, backend=backend, cache=cache,
-                overwrite_x=overwrite_x)
+                overwrite_x=overwrite_x, out_sharding=out_sharding)
 
 
 def ifft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
           backend: str = "auto", cache: PlanCache | None = None,
-          overwrite_x: bool = False) -> jax.Array:
+          overwrite_x: bool = False, out_sharding: OutSharding = None) -> jax.Array:
     """Two-dimensional inverse discrete Fourier transform (numpy.fft.ifft2)."""
     return ifftn(a, s, _two_axes(axes, "ifft2"), norm, backend=backend, cache=cache,
-                 overwrite_x=overwrite_x)
+                 overwrite_x=overwrite_x, out_sharding=out_sharding)
 
 
 def rfft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
-          backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+          backend: str = "auto", cache: PlanCache | None = None,
+          out_sharding: OutSharding = None) -> jax.Array:
     """Two-dimensional transform of real input (numpy.fft.rfft2)."""
-    return rfftn(a, s, _two_axes(axes, "rfft2"), norm, backend=backend, cache=cache)
+    return rfftn(a, s, _two_axes(axes, "rfft2"), norm, backend=backend, cache=cache,
+                 out_sharding=out_sharding)
 
 
 def irfft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,
-           backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
+           backend: str = "auto", cache: PlanCache | None = None,
+           out_sharding: OutSharding = None) -> jax.Array:
     """Inverse of rfft2 (numpy.fft.irfft2)."""
-    return irfftn(a, s, _two_axes(axes, "irfft2"), norm, backend=backend, cache=cache)
+    return irfftn(a, s, _two_axes(axes, "irfft2"), norm, backend=backend, cache=cache,
+                  out_sharding=out_sharding)
 
 
 for _function in (fft, ifft, fftn, ifftn, fft2, ifft2):
     if _function.__doc__ is not None:  # None under python -OO
         _function.__doc__ += _OVERWRITE_X_DOC
+for _function in (fftn, ifftn, rfftn, irfftn, fft2, ifft2, rfft2, irfft2):
+    if _function.__doc__ is not None:
+        _function.__doc__ += _OUT_SHARDING_DOC
 del _function

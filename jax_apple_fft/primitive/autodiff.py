@@ -12,9 +12,11 @@ conjugation) are:
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 from jax.interpreters import ad
 
+from jax_apple_fft.primitive import decomposition
 from jax_apple_fft.primitive.definition import TransformKind, fft_p, transform
 
 
@@ -27,21 +29,28 @@ def _half_spectrum_weights(n: int, inner: float, axis: int, ndim: int, dtype):
     return w.reshape([bins if d == axis else 1 for d in range(ndim)])
 
 
-def _transpose(ct, x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x):
-    del x
+def _transpose(ct, x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x,
+               out_spec=None):
+    del out_spec
+    # The cotangent takes the operand's layout (explicit sharding needs it).
+    layout = decomposition.explicit_spec(x.aval)
     params = dict(forward=forward, axes=axes, lengths=lengths, scale=scale,
-                  backend=backend, cache=cache)
+                  backend=backend, cache=cache, out_spec=layout)
     real_axis, n = axes[-1], lengths[-1]
     if kind == TransformKind.C2C:
-        return [transform(ct, kind=TransformKind.C2C, overwrite_x=overwrite_x, **params)]
+        result = transform(ct, kind=TransformKind.C2C, overwrite_x=overwrite_x, **params)
     # Weights in the dtype of what they multiply: no rule here may depend on
     # implicit promotion (jax_numpy_dtype_promotion="strict" forbids it).
-    if kind == TransformKind.R2C:
+    elif kind == TransformKind.R2C:
         w = _half_spectrum_weights(n, 0.5, real_axis, ct.ndim, ct.dtype)
-        return [transform(ct * w, kind=TransformKind.C2R, **params)]
-    spectrum = transform(ct, kind=TransformKind.R2C, **params)
-    m = _half_spectrum_weights(n, 2.0, real_axis, ct.ndim, spectrum.dtype)
-    return [spectrum * m]
+        result = transform(ct * w, kind=TransformKind.C2R, **params)
+    else:
+        spectrum = transform(ct, kind=TransformKind.R2C, **params)
+        m = _half_spectrum_weights(n, 2.0, real_axis, ct.ndim, spectrum.dtype)
+        result = spectrum * m
+    if layout is not None and decomposition.explicit_spec(jax.typeof(result)) != layout:
+        result = jax.sharding.reshard(result, x.aval.sharding.spec)
+    return [result]
 
 
 ad.deflinear2(fft_p, _transpose)

@@ -17,7 +17,9 @@ slab decomposition on a 1-D mesh, pencils on a 2-D mesh. The rules:
   never transformed;
 - afterwards the moves are undone, last first, until the layout is the one
   asked for (the operand's by default) or a move cannot be undone evenly (a
-  real axis whose length changed): the result keeps that layout.
+  real axis whose length changed); then mesh axes move straight to where the
+  asked layout wants them, where they split evenly. The result keeps the
+  layout reached.
 
 Plans are plain values, built without JAX, so the rules are tested directly.
 """
@@ -111,7 +113,7 @@ def plan(shape: tuple[int, ...], spec: Spec, mesh_sizes: dict[str, int], *,
             steps.append(state.undo(last))  # the mesh axis goes back where it came from
             moves.pop()
             continue
-        move = _place(whole, pending, state, axes)
+        move = _place(whole, pending, state, axes, target)
         if any(m.to == whole and m.unpadded is not None for m in moves):
             move = None  # a padded axis must not be transformed
         if move is None or len(moves) > 4 * len(shape):
@@ -133,13 +135,33 @@ def plan(shape: tuple[int, ...], spec: Spec, mesh_sizes: dict[str, int], *,
             break
         steps.append(state.undo(move))
         moves.pop()
+    while target is not None and state.spec_value() != target:
+        move = _toward(state, target)
+        if move is None:
+            break
+        steps.append(state.apply(move))
     return Decomposition(tuple(steps), state.spec_value())
 
 
+def _toward(state, target: Spec) -> _Move | None:
+    """A move of a minor mesh axis to the dimension `target` asks it on next."""
+    for d, names in enumerate(state.spec):
+        if not names or names[-1] in target[d]:
+            continue
+        a = names[-1]
+        for e, wanted in enumerate(target):
+            here = tuple(state.spec[e])
+            if (e != d and wanted[:len(here) + 1] == here + (a,)
+                    and state.local[e] % state.sizes[a] == 0):
+                return _Move(a, d, e, None)
+    return None
+
+
 def spec_names(sharding, ndim: int, mesh_sizes: dict[str, int]) -> Spec:
-    """A named sharding's spec as mesh-axis tuples per dimension, without
-    mesh axes of size 1 (they split nothing)."""
-    spec = list(getattr(sharding, "spec", ())) + [None] * ndim
+    """A named sharding's (or a PartitionSpec's) spec as mesh-axis tuples per
+    dimension, without mesh axes of size 1 (they split nothing)."""
+    spec = list(sharding if isinstance(sharding, PartitionSpec) else
+                getattr(sharding, "spec", ())) + [None] * ndim
     names = []
     for entry in spec[:ndim]:
         entry = () if entry is None else (entry,) if isinstance(entry, str) else tuple(entry)
@@ -150,6 +172,15 @@ def spec_names(sharding, ndim: int, mesh_sizes: dict[str, int]) -> Spec:
 def partition_spec(spec: Spec) -> PartitionSpec:
     return PartitionSpec(*(names or None for names in spec))
 
+
+def explicit_spec(aval) -> Spec | None:
+    """The spec of an abstract value sharded over explicit mesh axes; None
+    where nothing names a mesh axis (automatic axes, one device)."""
+    sharding = getattr(aval, "sharding", None)
+    spec = getattr(sharding, "spec", None)
+    if not spec or all(entry is None for entry in spec):
+        return None
+    return spec_names(sharding, len(aval.shape), dict(sharding.mesh.shape))
 
 
 def _describe(shape, spec) -> str:
@@ -211,14 +242,20 @@ def _to_make_whole(pending, state, kind, real) -> int:
     return sharded[-1]
 
 
-def _place(whole: int, pending, state, axes) -> _Move | None:
-    """Where `whole`'s minor mesh axis goes, by the rules in the docstring."""
+def _place(whole: int, pending, state, axes, target: Spec | None) -> _Move | None:
+    """Where `whole`'s minor mesh axis goes, by the rules in the docstring.
+    An axis done with takes it first where `target` wants it; one still to
+    be transformed, last (the mesh axis moves on from there anyway)."""
     name = state.spec[whole][-1]
     k = state.sizes[name]
     others = [d for d in range(len(state.local)) if d != whole]
 
-    def rank(d):  # transformed before untransformed; unsharded first; longer first
-        return (d not in axes, len(state.spec[d]), -state.local[d])
+    def wanted(d):
+        here = tuple(state.spec[d])
+        return target is not None and target[d][:len(here) + 1] == here + (name,)
+
+    def rank(d):  # asked for first (last if it must move on); transformed; unsharded; longer
+        return (wanted(d) == (d in pending), d not in axes, len(state.spec[d]), -state.local[d])
 
     free = sorted((d for d in others if d not in pending), key=rank)
     for d in free:

@@ -13,6 +13,8 @@ One primitive serves every transform. Its static parameters:
   overwrite_x  C2C only: the result may take the input's buffer (XLA aliases
            them; see docs/zero_copy.md). Never changes a value: where the
            input is still needed, XLA copies it first
+  out_spec the layout a transform over sharded axes should end in, as mesh
+           axes per dimension (decomposition.Spec); None: the operand's
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ fft_p = Primitive("apple_fft")
 fft_p.def_impl(lambda x, **params: dispatch.apply_primitive(fft_p, x, **params))
 
 
-def transform(x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x=False):
+def transform(x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x=False,
+              out_spec=None):
     """Binds the primitive; arguments as described in this module's docstring."""
     return fft_p.bind(
         x,
@@ -44,6 +47,7 @@ def transform(x, *, kind, forward, axes, lengths, scale, backend, cache, overwri
         backend=backend,
         cache=cache,
         overwrite_x=bool(overwrite_x),
+        out_spec=None if out_spec is None else tuple(tuple(names) for names in out_spec),
     )
 
 
@@ -59,7 +63,8 @@ def real_dtype(dtype) -> np.dtype:
     return np.dtype(np.float64 if is_double(dtype) else np.float32)
 
 
-def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x):
+def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x,
+                   out_spec=None):
     del forward, scale, backend, cache
     if len(axes) != len(lengths) or not axes:
         raise ValueError("apple_fft needs one length per axis and at least one axis")
@@ -74,24 +79,24 @@ def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache, ov
         if shape[axis] != n:
             raise ValueError(f"apple_fft: axis {axis} has length {shape[axis]}, expected {n}")
     is_complex = dtypes.issubdtype(x.dtype, np.complexfloating)
-    # x.update keeps the input's sharding and varying manual axes (vma): a
-    # transform of whole axes is local to each shard. Over sharded axes the
-    # result takes the layout the decomposition ends in (partitioning.py).
-    x = x.update(sharding=_result_sharding(x, kind=kind, axes=axes, lengths=lengths))
     if kind == TransformKind.R2C:
         if is_complex:
             raise TypeError(f"apple_fft R2C needs a real input, got {x.dtype}")
-        shape[real_axis] = lengths[-1] // 2 + 1
-        return x.update(shape=tuple(shape), dtype=complex_dtype(x.dtype), weak_type=False)
-    if not is_complex:
+        shape[real_axis], dtype = lengths[-1] // 2 + 1, complex_dtype(x.dtype)
+    elif not is_complex:
         raise TypeError(f"apple_fft {kind.name} needs a complex input, got {x.dtype}")
-    if kind == TransformKind.C2R:
-        shape[real_axis] = lengths[-1]
-        return x.update(shape=tuple(shape), dtype=real_dtype(x.dtype), weak_type=False)
-    return x.update(shape=tuple(shape), dtype=x.dtype, weak_type=False)
+    elif kind == TransformKind.C2R:
+        shape[real_axis], dtype = lengths[-1], real_dtype(x.dtype)
+    else:
+        dtype = x.dtype
+    # x.update keeps the input's sharding and varying manual axes (vma): a
+    # transform of whole axes is local to each shard. Over sharded axes the
+    # result takes the layout the decomposition ends in (partitioning.py).
+    sharding = _result_sharding(x, kind=kind, axes=axes, lengths=lengths, target=out_spec)
+    return x.update(shape=tuple(shape), dtype=dtype, weak_type=False, sharding=sharding)
 
 
-def _result_sharding(x, *, kind, axes, lengths):
+def _result_sharding(x, *, kind, axes, lengths, target):
     """The result's sharding where the operand's names mesh axes (explicit
     sharding); as it is otherwise."""
     sharding = x.sharding
@@ -100,7 +105,7 @@ def _result_sharding(x, *, kind, axes, lengths):
         return sharding
     sizes = dict(sharding.mesh.shape)
     plan = decomposition.plan(x.shape, decomposition.spec_names(sharding, x.ndim, sizes), sizes,
-                              kind=kind, axes=axes, lengths=lengths, scale=1.0)
+                              kind=kind, axes=axes, lengths=lengths, scale=1.0, target=target)
     return sharding.update(spec=decomposition.partition_spec(plan.out_spec))
 
 

@@ -74,7 +74,7 @@ def _cpu_call(x, *, kind, forward, axes, lengths, scale, cache, overwrite_x):
 
 
 def lower_transform(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache,
-                    overwrite_x=False):
+                    overwrite_x=False, out_spec=None):
     """The primitive's CPU lowering (also used by the drop-in for lax.fft)."""
     if backend in _METAL_EXECUTORS:
         return _lower_metal(ctx, x, kind=kind, forward=forward, axes=axes, lengths=lengths,
@@ -94,7 +94,8 @@ def lower_transform(ctx, x, *, kind, forward, axes, lengths, scale, backend, cac
                          overwrite_x=kind == TransformKind.C2C and (overwrite_x or fresh))
 
     call = partitioning.partitioned(local_transform, ndim=len(ctx.avals_in[0].shape), kind=kind,
-                                    axes=tuple(axes), lengths=tuple(lengths), scale=scale)
+                                    axes=tuple(axes), lengths=tuple(lengths), scale=scale,
+                                    out_spec=out_spec)
     return mlir.lower_fun(call, multiple_results=False)(ctx, x)
 
 

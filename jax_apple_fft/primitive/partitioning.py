@@ -51,10 +51,13 @@ def _exchange(x, step: decomposition.Exchange):
 
 
 def partitioned(local_transform: Callable, *, ndim: int, kind: TransformKind,
-                axes: tuple[int, ...], lengths: tuple[int, ...], scale: float):
+                axes: tuple[int, ...], lengths: tuple[int, ...], scale: float,
+                out_spec: decomposition.Spec | None):
     """The transform as a custom_partitioning function. `local_transform(x,
     kind=, axes=, lengths=, scale=, fresh=)` transforms a block whose `axes`
-    are whole; `fresh` says the block is an earlier step's result."""
+    are whole; `fresh` says the block is an earlier step's result. The steps
+    end in `out_spec` where they can, else in the layout the partitioner
+    asks of the result."""
     wrapped = custom_partitioning(lambda x: local_transform(
         x, kind=kind, axes=axes, lengths=lengths, scale=scale, fresh=False))
     resized_axis = None if kind == TransformKind.C2C else axes[-1]
@@ -63,10 +66,15 @@ def partitioned(local_transform: Callable, *, ndim: int, kind: TransformKind,
         sizes = dict(mesh.shape)
         operand = arg_shapes[0]
         asked = getattr(result_shape, "sharding", None)
+        if out_spec is not None:
+            target = out_spec
+        elif asked is not None:
+            target = decomposition.spec_names(asked, ndim, sizes)
+        else:
+            target = None
         return decomposition.plan(
-            operand.shape, decomposition.spec_names(operand.sharding, ndim, sizes), sizes, kind=kind, axes=axes,
-            lengths=lengths, scale=scale,
-            target=None if asked is None else decomposition.spec_names(asked, ndim, sizes))
+            operand.shape, decomposition.spec_names(operand.sharding, ndim, sizes), sizes,
+            kind=kind, axes=axes, lengths=lengths, scale=scale, target=target)
 
     def infer(mesh, arg_shapes, result_shape):
         return NamedSharding(mesh, decomposition.partition_spec(
