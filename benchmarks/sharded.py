@@ -6,9 +6,11 @@ Run from the repository root with the package installed:
 
 `--devices N` forces N CPU devices (XLA_FLAGS, before jax starts). Rows:
 c64 cubes, slab (P("x") over a 1-D mesh of all devices) and pencil (P("x",
-"y") over a 2-D mesh), forward fftn. Both contenders are jitted and compiled
-before timing; rounds interleave them; the table gives medians, the ratio
-ours/jnp and the collectives each compiled HLO holds.
+"y") over a 2-D mesh), forward fftn; the "-T" layouts ask both contenders
+for the transposed result (P(None, "x"), P(None, "x", "y")): ours through
+out_sharding, jnp through jit's out_shardings. Both contenders are jitted and
+compiled before timing; rounds interleave them; the table gives medians, the
+ratio ours/jnp and the collectives each compiled HLO holds.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--sizes", type=int, nargs="+", default=[256])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--layouts", nargs="+", default=["slab", "pencil"],
-                        choices=["slab", "pencil"])
+                        choices=["slab", "pencil", "slab-T", "pencil-T"])
     return parser.parse_args()
 
 
@@ -57,8 +59,11 @@ def main() -> int:
     devices = jax.device_count()
     pencil_shape = next((a, devices // a) for a in range(int(devices ** 0.5), 0, -1)
                         if devices % a == 0)
-    meshes = {"slab": (jax.make_mesh((devices,), ("x",)), P("x")),
-              "pencil": (jax.make_mesh(pencil_shape, ("x", "y")), P("x", "y"))}
+    slab_mesh, pencil_mesh = jax.make_mesh((devices,), ("x",)), jax.make_mesh(pencil_shape, ("x", "y"))
+    layouts = {  # operand's mesh and spec, the result's spec (None: the operand's)
+        "slab": (slab_mesh, P("x"), None), "pencil": (pencil_mesh, P("x", "y"), None),
+        "slab-T": (slab_mesh, P("x"), P(None, "x")),
+        "pencil-T": (pencil_mesh, P("x", "y"), P(None, "x", "y"))}
     print(machine_line(machine_info(), (os.cpu_count() or 1,)))
     print(f"{devices} CPU devices; pencil mesh {pencil_shape[0]}x{pencil_shape[1]}; "
           f"medians of {arguments.rounds} interleaved rounds")
@@ -69,10 +74,12 @@ def main() -> int:
         x = (rng.standard_normal((n, n, n), np.float32)
              + 1j * rng.standard_normal((n, n, n), np.float32)).astype(np.complex64)
         for layout in arguments.layouts:
-            mesh, spec = meshes[layout]
+            mesh, spec, result = layouts[layout]
             xs = jax.device_put(x, NamedSharding(mesh, spec))
-            contenders = {"ours": jax.jit(af.fftn).lower(xs).compile(),
-                          "jnp": jax.jit(jnp.fft.fftn).lower(xs).compile()}
+            out = None if result is None else NamedSharding(mesh, result)
+            ours = (lambda v: af.fftn(v, out_sharding=out)) if out is not None else af.fftn
+            contenders = {"ours": jax.jit(ours).lower(xs).compile(),
+                          "jnp": jax.jit(jnp.fft.fftn, out_shardings=out).lower(xs).compile()}
             check, reference = (np.asarray(contenders[k](xs).addressable_shards[0].data)
                                 for k in ("ours", "jnp"))
             error = np.max(np.abs(check - reference)) / np.max(np.abs(reference))
