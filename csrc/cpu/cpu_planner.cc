@@ -236,7 +236,7 @@ class Planner {
     if (half_length_op(p.op)) {
       // Value by value; every line's pairs of bins split into as many ranges.
       const std::int64_t lines = p.lines();
-      const std::int64_t per_line = task_count(lines, p.n / 2, complex_bytes(), machine_.threads) / lines;
+      const std::int64_t per_line = tasks(p) / lines;
       p.tasks = lines * std::max<std::int64_t>(1, per_line);
       plan_.passes.push_back(std::move(p));
       return;
@@ -304,11 +304,13 @@ class Planner {
     return bunch;
   }
 
-  std::int64_t complex_bytes() const { return 2 * static_cast<std::int64_t>(machine_.value_bytes); }
-
+  // Tasks by the pass's points: real values for real lines, complex pairs of
+  // bins (n / 2 per line) for a pack or unpack, complex values otherwise.
   std::int64_t tasks(const CpuPass& p) const {
+    const auto value_bytes = static_cast<std::int64_t>(machine_.value_bytes);
     const bool real = p.op == LineOp::kRealToComplex || p.op == LineOp::kComplexToReal;
-    return task_count(p.lines(), p.n, real ? complex_bytes() / 2 : complex_bytes(), machine_.threads);
+    const std::int64_t points = half_length_op(p.op) ? p.n / 2 : p.n;
+    return task_count(p.lines(), points, real ? value_bytes : 2 * value_bytes, machine_.threads);
   }
 
   std::int64_t busy_threads(const CpuPass& p) const {

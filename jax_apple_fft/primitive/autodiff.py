@@ -49,7 +49,7 @@ def _transpose(ct, x, *, kind, forward, axes, lengths, scale, backend, cache, ov
         m = _half_spectrum_weights(n, 2.0, real_axis, ct.ndim, spectrum.dtype)
         result = spectrum * m
     if layout is not None and decomposition.explicit_spec(jax.typeof(result)) != layout:
-        result = jax.sharding.reshard(result, x.aval.sharding.spec)
+        result = jax.sharding.reshard(result, x.aval.sharding)
     return [result]
 
 

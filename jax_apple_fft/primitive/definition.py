@@ -63,6 +63,16 @@ def real_dtype(dtype) -> np.dtype:
     return np.dtype(np.float64 if is_double(dtype) else np.float32)
 
 
+def result_type(shape, dtype, *, kind, axes, lengths) -> tuple[tuple[int, ...], np.dtype]:
+    """The result's shape and dtype: the real axis of R2C and C2R changes length."""
+    shape = list(shape)
+    if kind == TransformKind.R2C:
+        shape[axes[-1]], dtype = lengths[-1] // 2 + 1, complex_dtype(dtype)
+    elif kind == TransformKind.C2R:
+        shape[axes[-1]], dtype = lengths[-1], real_dtype(dtype)
+    return tuple(shape), np.dtype(dtype)
+
+
 def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x,
                    out_spec=None):
     del forward, scale, backend, cache
@@ -70,43 +80,34 @@ def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache, ov
         raise ValueError("apple_fft needs one length per axis and at least one axis")
     if overwrite_x and kind != TransformKind.C2C:
         raise ValueError("apple_fft: overwrite_x needs a C2C transform (same shape in and out)")
-    real_axis = axes[-1]
-    shape = list(x.shape)
     expected_in = dict(zip(axes, lengths))
     if kind == TransformKind.C2R:
-        expected_in[real_axis] = lengths[-1] // 2 + 1
+        expected_in[axes[-1]] = lengths[-1] // 2 + 1
     for axis, n in expected_in.items():
-        if shape[axis] != n:
-            raise ValueError(f"apple_fft: axis {axis} has length {shape[axis]}, expected {n}")
+        if x.shape[axis] != n:
+            raise ValueError(f"apple_fft: axis {axis} has length {x.shape[axis]}, expected {n}")
     is_complex = dtypes.issubdtype(x.dtype, np.complexfloating)
-    if kind == TransformKind.R2C:
-        if is_complex:
-            raise TypeError(f"apple_fft R2C needs a real input, got {x.dtype}")
-        shape[real_axis], dtype = lengths[-1] // 2 + 1, complex_dtype(x.dtype)
-    elif not is_complex:
+    if kind == TransformKind.R2C and is_complex:
+        raise TypeError(f"apple_fft R2C needs a real input, got {x.dtype}")
+    if kind != TransformKind.R2C and not is_complex:
         raise TypeError(f"apple_fft {kind.name} needs a complex input, got {x.dtype}")
-    elif kind == TransformKind.C2R:
-        shape[real_axis], dtype = lengths[-1], real_dtype(x.dtype)
-    else:
-        dtype = x.dtype
+    shape, dtype = result_type(x.shape, x.dtype, kind=kind, axes=axes, lengths=lengths)
     # x.update keeps the input's sharding and varying manual axes (vma): a
     # transform of whole axes is local to each shard. Over sharded axes the
     # result takes the layout the decomposition ends in (partitioning.py).
     sharding = _result_sharding(x, kind=kind, axes=axes, lengths=lengths, target=out_spec)
-    return x.update(shape=tuple(shape), dtype=dtype, weak_type=False, sharding=sharding)
+    return x.update(shape=shape, dtype=dtype, weak_type=False, sharding=sharding)
 
 
 def _result_sharding(x, *, kind, axes, lengths, target):
     """The result's sharding where the operand's names mesh axes (explicit
     sharding); as it is otherwise."""
-    sharding = x.sharding
-    spec = getattr(sharding, "spec", None)
-    if not spec or all(entry is None for entry in spec):
-        return sharding
-    sizes = dict(sharding.mesh.shape)
-    plan = decomposition.plan(x.shape, decomposition.spec_names(sharding, x.ndim, sizes), sizes,
-                              kind=kind, axes=axes, lengths=lengths, scale=1.0, target=target)
-    return sharding.update(spec=decomposition.partition_spec(plan.out_spec))
+    spec = decomposition.explicit_spec(x)
+    if spec is None:
+        return x.sharding
+    plan = decomposition.plan(x.shape, spec, dict(x.sharding.mesh.shape), kind=kind, axes=axes,
+                              lengths=lengths, scale=1.0, target=target)
+    return x.sharding.update(spec=decomposition.partition_spec(plan.out_spec))
 
 
 fft_p.def_abstract_eval(_abstract_eval)

@@ -14,8 +14,7 @@ from jax._src import dispatch
 from jax.interpreters import mlir
 
 from jax_apple_fft.primitive import partitioning
-from jax_apple_fft.primitive.definition import (TransformKind, complex_dtype, fft_p, is_double,
-                                                real_dtype)
+from jax_apple_fft.primitive.definition import TransformKind, fft_p, is_double, result_type
 from jax_apple_fft.runtime import registration
 
 _METAL_EXECUTORS = {"metal": 0, "metal-emulated": 1}
@@ -58,16 +57,12 @@ def _lower_metal(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache)
 def _cpu_call(x, *, kind, forward, axes, lengths, scale, cache, overwrite_x):
     """The CPU target on `x` as it is: the whole array, or one device's block."""
     registration.ensure_cpu_registered()
-    out_shape, out_dtype = list(x.shape), x.dtype
-    if kind == TransformKind.R2C:
-        out_shape[axes[-1]], out_dtype = lengths[-1] // 2 + 1, complex_dtype(x.dtype)
-    elif kind == TransformKind.C2R:
-        out_shape[axes[-1]], out_dtype = lengths[-1], real_dtype(x.dtype)
+    out_shape, out_dtype = result_type(x.shape, x.dtype, kind=kind, axes=axes, lengths=lengths)
     # The CPU backend transforms a complex input in place when XLA hands it
     # the same buffer as the output (each line is read whole before it is
     # written back), so the result may alias the input.
     call = jax.ffi.ffi_call(registration.CPU_TARGET,
-                            jax.ShapeDtypeStruct(tuple(out_shape), out_dtype),
+                            jax.ShapeDtypeStruct(out_shape, out_dtype),
                             input_output_aliases={0: 0} if overwrite_x else None)
     return call(x, **_attributes(x, kind=kind, forward=forward, axes=axes, lengths=lengths,
                                  scale=scale, cache=cache))

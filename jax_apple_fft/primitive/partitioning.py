@@ -65,13 +65,10 @@ def partitioned(local_transform: Callable, *, ndim: int, kind: TransformKind,
     def decompose(mesh, arg_shapes, result_shape):
         sizes = dict(mesh.shape)
         operand = arg_shapes[0]
-        asked = getattr(result_shape, "sharding", None)
-        if out_spec is not None:
-            target = out_spec
-        elif asked is not None:
+        asked = getattr(result_shape, "sharding", None)  # None when inferring it
+        target = out_spec
+        if target is None and asked is not None:
             target = decomposition.spec_names(asked, ndim, sizes)
-        else:
-            target = None
         return decomposition.plan(
             operand.shape, decomposition.spec_names(operand.sharding, ndim, sizes), sizes,
             kind=kind, axes=axes, lengths=lengths, scale=scale, target=target)
@@ -92,7 +89,8 @@ def partitioned(local_transform: Callable, *, ndim: int, kind: TransformKind,
                                         scale=step.scale, fresh=i > 0)
             return x
 
-        return mesh, run, NamedSharding(mesh, decomposition.partition_spec(plan.out_spec)), (arg_shapes[0].sharding,)
+        result = NamedSharding(mesh, decomposition.partition_spec(plan.out_spec))
+        return mesh, run, result, (arg_shapes[0].sharding,)
 
     wrapped.def_partition(infer_sharding_from_operands=infer, partition=partition,
                           sharding_rule=_rule(ndim, resized_axis))
