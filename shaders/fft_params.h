@@ -75,7 +75,7 @@ struct FftSide {
 struct FftParams {
   uint n;  // transform length of this dispatch (the real length for real kernels)
   uint num_stages;
-  uint radix[FFT_MAX_STAGES];
+  uint radix[FFT_MAX_STAGES];  // in the order 8, 4, 2, 3, 5, 7, 11, 13 (run_stages)
   uint inverse;  // 1: exponent sign +, conjugated twiddles
   uint transforms;  // transforms (or items, for real kernels) in the dispatch
   uint per_batch;

@@ -8,8 +8,8 @@
 // the naturally ordered result (applying the post-multiplication and the
 // normalisation). The same kernel serves single-pass transforms, both passes
 // of the four-step decomposition and the inner transforms of Bluestein;
-// the planner tells them apart only through FftParams. fft_stockham_pow2 is
-// the same kernel compiled for lengths whose radices are 2, 4 and 8.
+// the planner tells them apart only through FftParams. fft_stockham_pow2 and
+// fft_stockham_smooth7 are the same kernel compiled for fewer radices.
 //
 // Loads and stores issue all of a thread's accesses before using any, so
 // each thread keeps up to FFT_MAX_THREAD_VALUES memory requests in flight.
@@ -279,41 +279,53 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
 // log2 of a radix of lengths 2^k.
 inline uint radix_shift(uint radix) { return radix == 8u ? 3u : radix == 4u ? 2u : 1u; }
 
-// The stage for a radix the planner chose (stockham_radices); a uniform
-// branch. A kernel for lengths 2^k compiles only radices 2, 4 and 8: the odd
-// radices' butterflies need more registers, which would cut the resident
-// threads of every dispatch.
-template <bool kPowerOfTwo>
-inline void stockham_stage_of(uint radix, constant FftParams& p, threadgroup float2* data,
-                              uint offset, uint lane, uint span_in, uint span_shift, uint inverse,
-                              device const float2* twiddles) {
-  switch (radix) {
-    case 2u: stockham_stage<2u, kPowerOfTwo>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
-    case 4u: stockham_stage<4u, kPowerOfTwo>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
-    case 8u: stockham_stage<8u, kPowerOfTwo>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
-  }
-  if (kPowerOfTwo) return;  // the planner gives this kernel no other radix
-  switch (radix) {
-    case 3u: stockham_stage<3u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
-    case 5u: stockham_stage<5u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
-    case 7u: stockham_stage<7u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
-    case 11u: stockham_stage<11u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
-    default: stockham_stage<13u, false>(p, data, offset, lane, span_in, span_shift, inverse, twiddles); return;
+// The radices a Stockham kernel is compiled for: the planner picks the
+// kernel of the smallest set that holds a length's radices
+// (stockham_kernel), because a kernel needs the registers of its largest
+// butterfly, and fewer registers per thread keep more threads resident.
+#define FFT_RADICES_POW2 0u     // 2, 4, 8; threadgroup memory swizzled
+#define FFT_RADICES_SMOOTH7 1u  // 2, 3, 4, 5, 7, 8
+#define FFT_RADICES_ALL 2u      // 2, 3, 4, 5, 7, 8, 11, 13
+
+// Where the stages run, which the stage loops advance.
+struct StagePosition {
+  uint stage;
+  uint span;        // length of the sub-transforms the next stage combines
+  uint span_shift;  // log2 span, for lengths 2^k
+};
+
+// The run of radix-R stages that starts at `at`. One loop per radix, not a
+// switch per stage: a switch over every radix in one loop keeps the
+// registers of all its butterflies at once, and spills.
+template <uint R, bool kPowerOfTwo>
+inline void radix_run(constant FftParams& p, threadgroup float2* data, uint offset, uint lane,
+                      uint inverse, device const float2* twiddles, thread StagePosition& at) {
+  while (at.stage < p.num_stages && p.radix[at.stage] == R) {
+    stockham_stage<R, kPowerOfTwo>(p, data, offset, lane, at.span, at.span_shift, inverse,
+                                   twiddles);
+    at.span *= R;
+    if (kPowerOfTwo) at.span_shift += radix_shift(R);
+    ++at.stage;
   }
 }
 
-// Every stage of the transform at `offset`, in direction `inverse`.
-template <bool kPowerOfTwo>
+// Every stage of the transform at `offset`, in direction `inverse`. The
+// planner lists radices in the order of these runs (FftParams::radix).
+template <uint kRadices>
 inline void run_stages(constant FftParams& p, threadgroup float2* data, uint offset, uint lane,
                        uint inverse, device const float2* twiddles) {
-  uint span = 1u;
-  uint span_shift = 0u;
-  for (uint s = 0u; s < p.num_stages; ++s) {
-    stockham_stage_of<kPowerOfTwo>(p.radix[s], p, data, offset, lane, span, span_shift, inverse,
-                                   twiddles);
-    span *= p.radix[s];
-    if (kPowerOfTwo) span_shift += radix_shift(p.radix[s]);
-  }
+  const bool kPowerOfTwo = kRadices == FFT_RADICES_POW2;
+  StagePosition at = {0u, 1u, 0u};
+  radix_run<8u, kPowerOfTwo>(p, data, offset, lane, inverse, twiddles, at);
+  radix_run<4u, kPowerOfTwo>(p, data, offset, lane, inverse, twiddles, at);
+  radix_run<2u, kPowerOfTwo>(p, data, offset, lane, inverse, twiddles, at);
+  if (kRadices == FFT_RADICES_POW2) return;
+  radix_run<3u, false>(p, data, offset, lane, inverse, twiddles, at);
+  radix_run<5u, false>(p, data, offset, lane, inverse, twiddles, at);
+  radix_run<7u, false>(p, data, offset, lane, inverse, twiddles, at);
+  if (kRadices == FFT_RADICES_SMOOTH7) return;
+  radix_run<11u, false>(p, data, offset, lane, inverse, twiddles, at);
+  radix_run<13u, false>(p, data, offset, lane, inverse, twiddles, at);
 }
 
 // The convolution's pointwise product: element i of each transform times
@@ -334,26 +346,27 @@ inline void multiply_by_spectrum(constant FftParams& p, threadgroup float2* data
   }
 }
 
-template <bool kPowerOfTwo>
+template <uint kRadices>
 inline void fft_stockham_body(device const float* in, device float* out,
                               device const float2* twiddles, device const float2* pre,
                               device const float2* post, device const float2* extra,
                               constant FftParams& p, threadgroup float2* shared, uint tid,
                               uint group) {
+  const bool kSwizzle = kRadices == FFT_RADICES_POW2;
   uint first_transform = group * p.per_group;
-  load_group<kPowerOfTwo>(p, in, pre, extra, shared, tid, first_transform);
+  load_group<kSwizzle>(p, in, pre, extra, shared, tid, first_transform);
   threadgroup_barrier(mem_flags::mem_threadgroup);
 
   uint offset = (tid / p.threads_per_transform) * p.n;
   uint lane = tid % p.threads_per_transform;
-  run_stages<kPowerOfTwo>(p, shared, offset, lane, p.inverse, twiddles);
+  run_stages<kRadices>(p, shared, offset, lane, p.inverse, twiddles);
   if (p.convolve != 0u) {
-    multiply_by_spectrum<kPowerOfTwo>(p, shared, extra, tid, first_transform);
+    multiply_by_spectrum<kSwizzle>(p, shared, extra, tid, first_transform);
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    run_stages<kPowerOfTwo>(p, shared, offset, lane, 1u - p.inverse, twiddles);
+    run_stages<kRadices>(p, shared, offset, lane, 1u - p.inverse, twiddles);
   }
 
-  store_group<kPowerOfTwo>(p, out, post, extra, shared, tid, first_transform);
+  store_group<kSwizzle>(p, out, post, extra, shared, tid, first_transform);
 }
 
 kernel void fft_stockham(device const float* in MTL_BUFFER(0), device float* out MTL_BUFFER(1),
@@ -364,7 +377,7 @@ kernel void fft_stockham(device const float* in MTL_BUFFER(0), device float* out
                          constant FftParams& p MTL_BUFFER(6),
                          threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                          uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  fft_stockham_body<false>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
+  fft_stockham_body<FFT_RADICES_ALL>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
 }
 
 kernel void fft_stockham_pow2(device const float* in MTL_BUFFER(0), device float* out MTL_BUFFER(1),
@@ -375,5 +388,17 @@ kernel void fft_stockham_pow2(device const float* in MTL_BUFFER(0), device float
                               constant FftParams& p MTL_BUFFER(6),
                               threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
                               uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
-  fft_stockham_body<true>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
+  fft_stockham_body<FFT_RADICES_POW2>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
+}
+
+kernel void fft_stockham_smooth7(device const float* in MTL_BUFFER(0),
+                                 device float* out MTL_BUFFER(1),
+                                 device const float2* twiddles MTL_BUFFER(2),
+                                 device const float2* pre MTL_BUFFER(3),
+                                 device const float2* post MTL_BUFFER(4),
+                                 device const float2* extra MTL_BUFFER(5),
+                                 constant FftParams& p MTL_BUFFER(6),
+                                 threadgroup float2* shared MTL_THREADGROUP_MEMORY(0),
+                                 uint tid MTL_THREAD_INDEX, uint group MTL_GROUP_INDEX) {
+  fft_stockham_body<FFT_RADICES_SMOOTH7>(in, out, twiddles, pre, post, extra, p, shared, tid, group);
 }

@@ -1,6 +1,7 @@
 #include "metal/metal_planner.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <map>
@@ -22,6 +23,9 @@ constexpr std::uint32_t kMaxGroupThreads = 256;  // below any device's pipeline 
 constexpr std::uint32_t kThreadgroupElements = FFT_THREADGROUP_ELEMENTS;
 constexpr std::uint64_t kAlignment = 256;  // bytes; every table and scratch region starts aligned
 constexpr std::uint64_t kIndexLimit = std::uint64_t(1) << 32;  // kernels index floats with uint
+// The longest pass whose group holds 4 transforms side by side: neighbouring
+// threads' 8-byte accesses to neighbouring transforms then fill 32-byte sectors.
+constexpr std::uint64_t kCoalescedLength = kThreadgroupElements / 4;
 
 std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
@@ -31,7 +35,8 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / 
 
 [[noreturn]] void fail(const std::string& message) { throw PlanBuildError("Metal FFT: " + message); }
 
-// Stockham radices for n (8s first), or nothing if n has a prime factor above 13.
+// Stockham radices for n in the kernels' order (8s, 4, 2, then odd primes
+// ascending), or nothing if n has a prime factor above 13.
 std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n) {
   std::vector<std::uint32_t> radices;
   while (n % 8 == 0) radices.push_back(8), n /= 8;
@@ -48,18 +53,31 @@ bool fits_one_group(std::uint64_t n) {
   return n <= kThreadgroupElements && stockham_radices(n).has_value();
 }
 
-// A split n = n1 * n2 with both factors single-group lengths, n1 as close to
-// sqrt(n) as possible from below.
-std::optional<std::pair<std::uint32_t, std::uint32_t>> four_step_split(std::uint64_t n) {
-  if (n > std::uint64_t(kThreadgroupElements) * kThreadgroupElements) return std::nullopt;
+// A split n = n1 * n2 with both factors single-group lengths of at most
+// `longest`, n1 as close to sqrt(n) as possible from below.
+std::optional<std::pair<std::uint32_t, std::uint32_t>> four_step_split(
+    std::uint64_t n, std::uint64_t longest = kThreadgroupElements) {
+  if (n > longest * longest) return std::nullopt;
   for (std::uint64_t n1 = std::uint64_t(std::sqrt(double(n))) + 1; n1 >= 2; --n1) {
     if (n % n1 != 0) continue;
-    if (n / n1 > kThreadgroupElements) break;
+    if (n / n1 > longest) break;
     if (fits_one_group(n1) && fits_one_group(n / n1)) {
       return std::pair{std::uint32_t(n1), std::uint32_t(n / n1)};
     }
   }
   return std::nullopt;
+}
+
+// A split n = n1 * n2 * n3 into single-group lengths of at most
+// kCoalescedLength, n1 <= n2 <= n3, the smallest factor as large as possible.
+std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n) {
+  std::optional<std::array<std::uint32_t, 3>> best;
+  for (std::uint64_t n1 = 2; n1 * n1 * n1 <= n; ++n1) {
+    if (n % n1 != 0 || !fits_one_group(n1)) continue;
+    const auto rest = four_step_split(n / n1, kCoalescedLength);
+    if (rest && rest->first >= n1) best = {std::uint32_t(n1), rest->first, rest->second};
+  }
+  return best;
 }
 
 // The Bluestein convolution length for n: the cheapest m >= 2n - 1 with no
@@ -87,13 +105,16 @@ std::optional<std::uint64_t> bluestein_length(std::uint64_t n) {
   return best;
 }
 
-// The Stockham kernel compiled for radices 2, 4 and 8 alone where those are
-// all `radices` holds.
+// The Stockham kernel compiled for the fewest radices that hold `radices`.
 const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {
-  const bool power_of_two = std::all_of(radices.begin(), radices.end(), [](std::uint32_t r) {
-    return r == 2 || r == 4 || r == 8;
-  });
-  return power_of_two ? "fft_stockham_pow2" : "fft_stockham";
+  auto all_in = [&](std::initializer_list<std::uint32_t> set) {
+    return std::all_of(radices.begin(), radices.end(), [&](std::uint32_t r) {
+      return std::find(set.begin(), set.end(), r) != set.end();
+    });
+  };
+  if (all_in({2, 4, 8})) return "fft_stockham_pow2";
+  if (all_in({2, 3, 4, 5, 7, 8})) return "fft_stockham_smooth7";
+  return "fft_stockham";
 }
 
 // Threads per transform so no thread holds more than FFT_MAX_THREAD_VALUES
@@ -303,6 +324,10 @@ class Planner {
                          Multiply post, double scale) {
     if (fits_one_group(n)) {
       stockham_pass(std::uint32_t(n), inverse, batch_, 1, in, out, pre, post, scale);
+    } else if (auto split = four_step_split(n, kCoalescedLength)) {
+      four_step(split->first, split->second, inverse, in, out, pre, post, scale);
+    } else if (auto split3 = three_pass_split(n)) {
+      three_pass(*split3, inverse, in, out, pre, post, scale);
     } else if (auto split = four_step_split(n)) {
       four_step(split->first, split->second, inverse, in, out, pre, post, scale);
     } else {
@@ -365,6 +390,34 @@ class Planner {
     // X[k1 + n1 k2] is element k2 of the transform k1 of stride n1.
     stockham_pass(n2, inverse, batch_ * n1, n1, rows(packed_scratch(scratch, std::uint32_t(n)), n2),
                   columns(out, n1), {}, post, scale);
+  }
+
+  // n = n1 m, m = n2 n3: the four-step split applied twice, so that every
+  // pass is at most kCoalescedLength long and its group's transforms are
+  // neighbours in memory. Pass 1 transforms the columns j1 of stride m and
+  // applies w_n^(k1 r); pass 2 transforms, within row k1, the columns j2 of
+  // stride n3, applies w_m^(k2 j3) and stores Z[k1, k2, j3] at
+  // (k2 n1 + k1) n3 + j3; pass 3 transforms those rows, r = k2 n1 + k1, into
+  // X[k1 + n1 k2 + n1 n2 k3], element k3 at r + n1 n2 k3. Storing Z transposed
+  // keeps every side affine in its transform's index.
+  void three_pass(std::array<std::uint32_t, 3> split, bool inverse, Endpoint in, Endpoint out,
+                  Multiply pre, Multiply post, double scale) {
+    const auto [n1, n2, n3] = split;
+    const std::uint32_t m = n2 * n3;
+    const std::uint32_t n = n1 * m;
+    const std::uint64_t first = add_scratch(batch_ * n * 8);
+    const std::uint64_t second = add_scratch(batch_ * n * 8);
+    stockham_pass(n1, inverse, batch_ * m, m, columns(in, m), columns(packed_scratch(first, n), m),
+                  pre, four_step_twiddle(n), 1.0);
+
+    Endpoint transposed = packed_scratch(second, n);  // batch b = (entry, k1) at entry n + k1 n3
+    transposed.side.inner_count = n1;
+    transposed.side.inner_stride = n3;
+    stockham_pass(n2, inverse, batch_ * n1 * n3, n3, columns(packed_scratch(first, m), n3),
+                  columns(transposed, n1 * n3), {}, four_step_twiddle(m), 1.0);
+
+    stockham_pass(n3, inverse, batch_ * n1 * n2, n1 * n2, rows(packed_scratch(second, n), n3),
+                  columns(out, n1 * n2), {}, post, scale);
   }
 
   // X[k] = c[k] sum_j (x[j] c[j]) conj(c[k - j]), c[j] = e^{-+ pi i j^2 / n}: a

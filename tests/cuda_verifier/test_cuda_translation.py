@@ -44,6 +44,16 @@ def test_race_detector_kernels_compile():
 
 
 @needs_nvrtc
+def test_stockham_kernels_keep_their_values_in_registers():
+    # At the 64-register cap the executor builds them with, a kernel whose
+    # stages switch over every radix in one loop spills hundreds of bytes per
+    # thread; one loop per radix keeps the spill to a few values.
+    usage = cuda_source.register_usage(("fft_stockham_pow2", "fft_stockham_smooth7"))
+    for kernel, (registers, spilled) in usage.items():
+        assert registers <= 64 and spilled <= 128, (kernel, registers, spilled)
+
+
+@needs_nvrtc
 def test_nvrtc_errors_carry_its_log():
     with pytest.raises(cuda_source.NvrtcError, match="undefined"):
         ptx_of(cuda_source.translation_unit() + "\nvoid broken() { undefined_name(); }\n")

@@ -6,7 +6,8 @@ import pytest
 from metal_accuracy import bound, random_complex, relative_error
 
 POWERS_OF_TWO = [2**k for k in range(0, 21)]
-SMOOTH = [6, 12, 100, 360, 1000, 2187, 3125, 2401, 1331, 2197, 12288, 15015, 100000, 248832]
+SMOOTH = [6, 12, 100, 360, 1000, 2187, 3125, 2401, 1331, 2197, 12288, 15015, 100000, 248832,
+          11**5]
 BLUESTEIN = [17, 4099, 8191, 10007, 65537, 2 * 4099, 3 * 10007]
 
 
@@ -48,7 +49,8 @@ def test_axes_and_norms(emulator, rng, axis, norm):
     check(emulator, random_complex(rng, (5, 12, 7)), axis=axis, norm=norm)
 
 
-@pytest.mark.parametrize("shape,axis", [((3, 4099, 2), 1), ((8192, 3), 0), ((2, 5, 17), 0)])
+@pytest.mark.parametrize("shape,axis", [((3, 4099, 2), 1), ((8192, 3), 0), ((2, 5, 17), 0),
+                                        ((2, 11**5, 3), 1)])
 def test_non_last_axis_of_large_and_bluestein_lengths(emulator, rng, shape, axis):
     check(emulator, random_complex(rng, shape), axis=axis)
 

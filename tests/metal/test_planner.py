@@ -17,11 +17,16 @@ def kernels(p):
 
 
 def stockham_kernel(n):
-    """Lengths 2^k take the kernel compiled for radices 2, 4 and 8 alone."""
-    return "fft_stockham_pow2" if n & (n - 1) == 0 else "fft_stockham"
+    """The kernel compiled for the fewest radices that hold n's."""
+    if n & (n - 1) == 0:
+        return "fft_stockham_pow2"
+    for p in (2, 3, 5, 7):
+        while n % p == 0:
+            n //= p
+    return "fft_stockham_smooth7" if n == 1 else "fft_stockham"
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 11, 13, 64, 360, 2187, 4096])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 11, 13, 64, 360, 1000, 2187, 4096])
 def test_lengths_up_to_4096_with_small_factors_take_one_dispatch(n):
     p = plan(C2C, n)
     assert kernels(p) == [stockham_kernel(n)]
@@ -51,6 +56,27 @@ def test_large_powers_of_two_use_four_step():
     assert (first["scale"], second["scale"]) == (1.0, 0.5)
     assert p.scratch_bytes == (1 << 20) * 8
     assert ("scratch" in (b[1] for b in p.dispatches[0]["bindings"]))
+
+
+@pytest.mark.parametrize("n,factors", [(1 << 21, (128, 128, 128)), (1 << 24, (256, 256, 256)),
+                                       (11**5, (11, 121, 121)), (4095 * 4095, (225, 273, 273))])
+def test_lengths_with_no_split_of_two_coalesced_factors_take_three_passes(n, factors):
+    # Two passes while both factors are at most 1024 (a group holds 4 neighbouring transforms)
+    first, second, third = (d["params"] for d in plan(C2C, n, batch=2, scale=0.5).dispatches)
+    n1, n2, n3 = factors
+    assert (first["n"], second["n"], third["n"]) == factors
+    assert min(first["per_group"], second["per_group"], third["per_group"]) >= 4
+    # every side but the row pass's load is walked across neighbouring transforms
+    assert [first["in"]["walk"], first["out"]["walk"], second["in"]["walk"],
+            second["out"]["walk"], third["out"]["walk"]] == [WALK_ACROSS] * 5
+    assert (first["post_mode"], second["post_mode"], third["post_mode"]) == (2, 2, 0)
+    assert (first["twiddle_n"], second["twiddle_n"]) == (n, n2 * n3)
+    # pass 2 stores Z[k1, k2, j3] at (k2 n1 + k1) n3 + j3: batches (entry, k1) at k1 n3
+    assert (second["out"]["inner_count"], second["out"]["inner_stride"]) == (n1, n3)
+    assert second["out"]["g_mul"] == n1 * n3
+    assert (third["in"]["r_mul"], third["out"]["g_mul"]) == (n3, n1 * n2)
+    assert (first["scale"], second["scale"], third["scale"]) == (1.0, 1.0, 0.5)
+    assert plan(C2C, n, batch=2).scratch_bytes >= 2 * 2 * n * 8  # two regions
 
 
 def test_large_primes_use_bluestein_with_host_chirp():
@@ -112,8 +138,8 @@ def test_real_transforms_use_half_length():
     # beyond one group, a pass of its own
     assert kernels(plan(R2C, 1 << 14)) == ["fft_stockham_pow2"] * 2 + ["fft_r2c_unpack"]
     assert kernels(plan(C2R, 1 << 14, forward=False)) == ["fft_c2r_pack"] + ["fft_stockham_pow2"] * 2
-    assert kernels(plan(R2C, 63)) == ["fft_stockham"]
-    assert kernels(plan(C2R, 63, forward=False)) == ["fft_c2r_expand", "fft_stockham"]
+    assert kernels(plan(R2C, 63)) == ["fft_stockham_smooth7"]
+    assert kernels(plan(C2R, 63, forward=False)) == ["fft_c2r_expand", "fft_stockham_smooth7"]
 
 
 def test_bindings_use_byte_offsets_into_tables():

@@ -20,13 +20,14 @@ import ctypes.util
 import glob
 import os
 import pathlib
+import re
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 SHADERS = REPOSITORY / "shaders"
 INCLUDE_DIRS = (pathlib.Path(__file__).resolve().parent, REPOSITORY / "csrc", SHADERS)
 
 # The kernels of shaders/fft_library.metal, by their Metal function names.
-FFT_KERNELS = ("fft_stockham", "fft_stockham_pow2", "fft_r2c_unpack",
+FFT_KERNELS = ("fft_stockham", "fft_stockham_pow2", "fft_stockham_smooth7", "fft_r2c_unpack",
                "fft_c2r_pack", "fft_c2r_expand")
 # The race detector's test kernels (csrc/metal/tests/racy_reverse.metal).
 RACY_KERNELS = ("reverse_synchronised", "reverse_missing_barrier")
@@ -86,7 +87,7 @@ def translation_unit(metal_file: pathlib.Path = SHADERS / "fft_library.metal",
 # Stockham kernels ran faster capped at 64 than at the compiler's own choice
 # (94 and 168 registers): resident threads count for more than the spills the
 # cap causes (docs/metal.md, "Throughput").
-MAX_REGISTERS = {"fft_stockham_pow2": 64, "fft_stockham": 64}
+MAX_REGISTERS = {"fft_stockham_pow2": 64, "fft_stockham_smooth7": 64, "fft_stockham": 64}
 
 
 def register_cap(kernel: str) -> int | None:
@@ -126,6 +127,29 @@ class NvrtcError(RuntimeError):
 
 def compile_to_ptx(source: str, options: list[str], nvrtc_path: str | None = None) -> str:
     """PTX for `source`, or NvrtcError with NVRTC's log."""
+    return compile_with_log(source, options, nvrtc_path)[0]
+
+
+def register_usage(kernels: tuple[str, ...] = FFT_KERNELS, arch: str = "sm_90") -> dict:
+    """{kernel: (registers, spill store bytes)} of each kernel's by-value entry
+    point, built as the executor builds it (its register cap), from ptxas's
+    report: no GPU needed."""
+    usage = {}
+    for kernel in kernels:
+        cap = register_cap(kernel)
+        options = [*compile_options(arch), *((f"-maxrregcount={cap}",) if cap else ()),
+                   "--ptxas-options=-v"]
+        log = compile_with_log(translation_unit(kernels=(kernel,)), options)[1]
+        report = log.split(f"Compiling entry function '{ENTRY_PREFIX}{kernel}'")[1]
+        spills = re.search(r"(\d+) bytes spill stores", report)
+        registers = re.search(r"Used (\d+) registers", report)
+        usage[kernel] = (int(registers.group(1)), int(spills.group(1)))
+    return usage
+
+
+def compile_with_log(source: str, options: list[str],
+                     nvrtc_path: str | None = None) -> tuple[str, str]:
+    """PTX for `source` and NVRTC's log, or NvrtcError with the log."""
     path = nvrtc_path or find_nvrtc()
     if path is None:
         raise FileNotFoundError("libnvrtc not found (pip install nvidia-cuda-nvrtc-cu12)")
@@ -153,6 +177,6 @@ def compile_to_ptx(source: str, options: list[str], nvrtc_path: str | None = Non
         check(nvrtc.nvrtcGetPTXSize(program, ctypes.byref(ptx_size)), "nvrtcGetPTXSize")
         ptx = ctypes.create_string_buffer(ptx_size.value)
         check(nvrtc.nvrtcGetPTX(program, ptx), "nvrtcGetPTX")
-        return ptx.value.decode()
+        return ptx.value.decode(), log.value.decode(errors="replace")
     finally:
         nvrtc.nvrtcDestroyProgram(ctypes.byref(program))

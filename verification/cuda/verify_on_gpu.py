@@ -6,6 +6,7 @@ sanitizer runs and throughput against cuFFT. A verifier, not a backend.
     python verification/cuda/verify_on_gpu.py racy       # the planted missing barrier
     python verification/cuda/verify_on_gpu.py throughput [--out DIR] [--gib 1]
         [--nvrtc-option=-maxrregcount=64 ...] [--only c2c] [--lengths 1024 4096]
+        [--run-kernel-as fft_stockham_smooth7=fft_stockham ...]
 
 Sanitizer runs, one tool at a time:
     compute-sanitizer --tool racecheck --racecheck-report hazard \\
@@ -133,6 +134,8 @@ SANITIZER_CASES = (
     ("several transforms per group", C2C, True, 16, (64, 16)),
     ("odd radices", C2C, False, 3 * 5 * 7 * 13, (3, 1365)),
     ("four-step", C2C, True, 1 << 16, (2, 1 << 16)),
+    ("four-step in three passes", C2C, False, 11**5, (2, 11**5)),
+    ("four-step in three passes, 2^k", C2C, True, 1 << 21, (1, 1 << 21)),
     ("Bluestein", C2C, True, 4097, (2, 4097)),
     ("Bluestein in one group", C2C, True, 97, (5, 97)),
     ("R2C beyond one group", R2C, True, 1 << 14, (2, 1 << 14)),
@@ -263,6 +266,9 @@ def main() -> int:
     parser.add_argument("--lengths", type=int, nargs="+", help="throughput rows of these n only")
     parser.add_argument("--nvrtc-option", action="append", default=[],
                         help="an extra NVRTC option for the kernels (repeatable)")
+    parser.add_argument("--run-kernel-as", action="append", default=[], metavar="KERNEL=OTHER",
+                        help="run KERNEL's dispatches with OTHER, whose radices include "
+                             "KERNEL's (repeatable)")
     arguments = parser.parse_args()
     if not cuda_available():
         print("no CUDA device", file=sys.stderr)
@@ -272,6 +278,7 @@ def main() -> int:
         return 0
     started = time.perf_counter()
     runner = CudaPlanRunner(extra_options=tuple(arguments.nvrtc_option))
+    runner.substitutes = dict(pair.split("=", 1) for pair in arguments.run_kernel_as)
     device = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
     result = {"device": device, "params_by_value": runner.params_by_value}
     print(f"FftParams passed {'by value' if runner.params_by_value else 'in device memory'}")

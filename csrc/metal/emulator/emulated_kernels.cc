@@ -16,6 +16,7 @@ shaders::KernelFunction find_kernel(std::string_view name) {
   const Entry kernels[] = {
       {"fft_stockham", &shaders::fft_stockham},
       {"fft_stockham_pow2", &shaders::fft_stockham_pow2},
+      {"fft_stockham_smooth7", &shaders::fft_stockham_smooth7},
       {"fft_r2c_unpack", &shaders::fft_r2c_unpack},
       {"fft_c2r_pack", &shaders::fft_c2r_pack},
       {"fft_c2r_expand", &shaders::fft_c2r_expand},

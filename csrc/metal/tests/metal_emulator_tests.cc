@@ -159,12 +159,13 @@ void test_planner_decisions() {
   EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::c2r, 1 << 14, 1))) ==
           std::vector<std::string>{"fft_c2r_pack", "fft_stockham_pow2", "fft_stockham_pow2"}));
   EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::c2r, 63, 1))) ==
-          std::vector<std::string>{"fft_c2r_expand", "fft_stockham"}));
+          std::vector<std::string>{"fft_c2r_expand", "fft_stockham_smooth7"}));
   EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::r2c, 63, 1))) ==
-          std::vector<std::string>{"fft_stockham"}));
+          std::vector<std::string>{"fft_stockham_smooth7"}));
 
   EXPECT(build_metal_plan(request_for(MetalTransform::c2c, 16, 0))->dispatches.empty());
-  EXPECT(build_metal_plan(request_for(MetalTransform::c2c, 1 << 24, 1))->dispatches.size() == 2);
+  EXPECT(build_metal_plan(request_for(MetalTransform::c2c, 1 << 20, 1))->dispatches.size() == 2);
+  EXPECT(build_metal_plan(request_for(MetalTransform::c2c, 1 << 24, 1))->dispatches.size() == 3);
   bool rejected = false;
   try {
     build_metal_plan(request_for(MetalTransform::c2c, std::int64_t(1) << 25, 1));
