@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <complex>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
