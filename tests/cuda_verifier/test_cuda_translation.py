@@ -3,6 +3,7 @@ entry points the CUDA executor launches. Needs only NVRTC (the
 nvidia-cuda-nvrtc wheel), no GPU."""
 
 import re
+import shutil
 
 import pytest
 
@@ -51,6 +52,16 @@ def test_stockham_kernels_keep_their_values_in_registers():
     usage = cuda_source.register_usage(("fft_stockham_pow2", "fft_stockham_smooth7"))
     for kernel, (registers, spilled) in usage.items():
         assert registers <= 64 and spilled <= 128, (kernel, registers, spilled)
+
+
+def test_an_edited_shader_changes_the_source_text(tmp_path):
+    # CuPy caches compiled modules by source text, which names the shaders by path only.
+    shaders = tmp_path / "shaders"
+    shutil.copytree(cuda_source.SHADERS, shaders)
+    before = cuda_source.translation_unit(shaders / "fft_library.metal")
+    stockham = shaders / "fft_stockham.metal"
+    stockham.write_text(stockham.read_text() + "\n// edited\n")
+    assert cuda_source.translation_unit(shaders / "fft_library.metal") != before
 
 
 @needs_nvrtc

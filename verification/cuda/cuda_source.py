@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import glob
+import hashlib
 import os
 import pathlib
 import re
@@ -72,10 +73,22 @@ extern "C" __global__ void {PARAMS_PROBE}(jax_apple_fft::shaders::FftParams para
 """
 
 
+def sources_digest(metal_file: pathlib.Path) -> str:
+    """A digest of every file the translation unit may include. The source
+    names them by path only, and CuPy caches compiled modules by source text:
+    without the digest an edited shader would run as its cached old build."""
+    digest = hashlib.sha256()
+    folders = {metal_file.resolve().parent, *INCLUDE_DIRS, REPOSITORY / "csrc" / "metal"}
+    for path in sorted(p for folder in folders for p in folder.iterdir() if p.is_file()):
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
 def translation_unit(metal_file: pathlib.Path = SHADERS / "fft_library.metal",
                      kernels: tuple[str, ...] = FFT_KERNELS) -> str:
     """CUDA source for `kernels`, defined in `metal_file` (included by path)."""
-    return ('#include "cuda_compat.h"\n'
+    return (f"// sources {sources_digest(metal_file)}\n"
+            '#include "cuda_compat.h"\n'
             "namespace jax_apple_fft::shaders {\n"
             f'#include "{metal_file}"\n'
             "}  // namespace jax_apple_fft::shaders\n"
