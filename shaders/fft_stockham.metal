@@ -261,10 +261,16 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
       thread float2* v = values[b];
       uint sub = kPowerOfTwo ? j >> span_shift : j / span_in;
       uint k = j - sub * span_in;
-      if (span_in > 1u) {  // the first stage's twiddles are all 1
+      // The first stage's twiddles are all 1; later ones are w^r, w = w_span_out^k, as
+      // products of one table value: one load per butterfly instead of R - 1, each
+      // product adding about an eps.
+      if (span_in > 1u) {
+        float2 w = directed(twiddles[k * twiddle_step], inverse);
+        float2 wr = w;
         FFT_UNROLL
         for (uint r = 1u; r < R; ++r) {
-          v[r] = complex_mul(v[r], directed(twiddles[r * k * twiddle_step], inverse));
+          v[r] = complex_mul(v[r], wr);
+          if (r + 1u < R) wr = complex_mul(wr, w);
         }
       }
       butterfly<R>(v, inverse, n, twiddles);
