@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <complex>
-#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -106,15 +105,12 @@ std::optional<std::uint64_t> bluestein_length(std::uint64_t n) {
   return best;
 }
 
-// The Stockham kernel compiled for the fewest radices that hold `radices`.
+// The Stockham kernel compiled for the fewest radices that hold `radices`
+// (which stockham_radices draws from 2, 3, 4, 5, 7, 8, 11, 13).
 const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {
-  auto all_in = [&](std::initializer_list<std::uint32_t> set) {
-    return std::all_of(radices.begin(), radices.end(), [&](std::uint32_t r) {
-      return std::find(set.begin(), set.end(), r) != set.end();
-    });
-  };
-  if (all_in({2, 4, 8})) return "fft_stockham_pow2";
-  if (all_in({2, 3, 4, 5, 7, 8})) return "fft_stockham_smooth7";
+  const bool odd = std::any_of(radices.begin(), radices.end(), [](std::uint32_t r) { return r % 2; });
+  if (!odd) return "fft_stockham_pow2";
+  if (*std::max_element(radices.begin(), radices.end()) <= 8) return "fft_stockham_smooth7";
   return "fft_stockham";
 }
 

@@ -54,8 +54,7 @@ class CudaPlanRunner(MetalPlanRunner):
             by_cap.setdefault(register_cap(kernel), []).append(kernel)
         self.functions, self.functions_params_in_memory = {}, {}
         for cap, group in by_cap.items():
-            options = (*compile_options(), *((f"-maxrregcount={cap}",) if cap else ()),
-                       *extra_options)
+            options = (*compile_options(max_registers=cap), *extra_options)
             module = cupy.RawModule(code=source or translation_unit(kernels=tuple(group)),
                                     options=options)
             for k in group:

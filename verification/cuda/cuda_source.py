@@ -107,10 +107,12 @@ def register_cap(kernel: str) -> int | None:
     return MAX_REGISTERS.get(kernel)
 
 
-def compile_options(arch: str | None = None) -> list[str]:
+def compile_options(arch: str | None = None, max_registers: int | None = None) -> list[str]:
     options = ["-default-device", "-std=c++17", *(f"-I{d}" for d in INCLUDE_DIRS)]
     if arch:
         options.append(f"-arch={arch}")
+    if max_registers:
+        options.append(f"-maxrregcount={max_registers}")
     return options
 
 
@@ -149,9 +151,7 @@ def register_usage(kernels: tuple[str, ...] = FFT_KERNELS, arch: str = "sm_90") 
     report: no GPU needed."""
     usage = {}
     for kernel in kernels:
-        cap = register_cap(kernel)
-        options = [*compile_options(arch), *((f"-maxrregcount={cap}",) if cap else ()),
-                   "--ptxas-options=-v"]
+        options = [*compile_options(arch, register_cap(kernel)), "--ptxas-options=-v"]
         log = compile_with_log(translation_unit(kernels=(kernel,)), options)[1]
         report = log.split(f"Compiling entry function '{ENTRY_PREFIX}{kernel}'")[1]
         spills = re.search(r"(\d+) bytes spill stores", report)
