@@ -14,6 +14,7 @@
 // Loads and stores issue all of a thread's accesses before using any, so
 // each thread keeps up to FFT_MAX_THREAD_VALUES memory requests in flight.
 #include "fft_butterflies.h"
+#include "fft_pipeline_constants.h"
 
 // Where element f of the group's threadgroup memory lives. Lengths 2^k with
 // the XOR swizzle: the low 4 bits of f (the 8-byte bank among 16) are mixed
@@ -51,11 +52,11 @@ struct WalkPosition {
 inline WalkPosition walk_position(constant FftSide& s, constant FftParams& p, uint tid) {
   WalkPosition w;
   if (s.walk == FFT_WALK_ACROSS) {
-    w.local = tid % p.per_group;
-    w.lane = tid / p.per_group;
+    w.local = tid % dispatch_per_group(p);
+    w.lane = tid / dispatch_per_group(p);
   } else {
-    w.local = tid / p.threads_per_transform;
-    w.lane = tid % p.threads_per_transform;
+    w.local = tid / dispatch_threads_per_transform(p);
+    w.lane = tid % dispatch_threads_per_transform(p);
   }
   return w;
 }
@@ -69,7 +70,7 @@ inline uint run_start(constant FftSide& s, constant FftParams& p, uint first_tra
 // Transforms of the group that exist (the last group may be partial).
 inline uint present_transforms(constant FftParams& p, uint first_transform) {
   uint remaining = p.transforms - first_transform;
-  return remaining < p.per_group ? remaining : p.per_group;
+  return remaining < dispatch_per_group(p) ? remaining : dispatch_per_group(p);
 }
 
 // w_N^(i * residue) for the four-step decomposition, conjugated for inverse
@@ -96,19 +97,19 @@ inline void read_lane(constant FftParams& p, device const float* in, TransformSi
                       uint lane, thread float2* values) {
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-    uint i = lane + c * p.threads_per_transform;
+    uint i = lane + c * dispatch_threads_per_transform(p);
     uint g = i * p.in.g_mul + t.first;
-    values[c] = present && i < p.n && g < p.in.valid
+    values[c] = present && i < dispatch_n(p) && g < p.in.valid
                     ? read_kind<kKind>(in, t.base, g, p.in.elem_stride)
                     : float2(0.0f, 0.0f);
   }
 }
 
-// Z[k] of a C2R of 2n points (n = p.n) from bins k and n - k: bin 0 and bin
+// Z[k] of a C2R of 2n points (n = dispatch_n(p)) from bins k and n - k: bin 0 and bin
 // n (the Nyquist bin) are real by definition. `bin` is bin k as loaded.
 inline float2 c2r_packed(constant FftParams& p, device const float* in, device const float2* roots,
                          TransformSide t, uint k, float2 bin) {
-  uint h = p.n;
+  uint h = dispatch_n(p);
   float2 mirror = read_element_at(p.in, in, t.base, (h - k) * p.in.g_mul + t.first);
   if (k == 0u) {
     bin.y = 0.0f;
@@ -124,16 +125,16 @@ inline void load_group(constant FftParams& p, device const float* in, device con
   float2 values[FFT_MAX_THREAD_VALUES];
   if (p.in.walk == FFT_WALK_RUN) {
     uint start = run_start(p.in, p, first_transform);
-    uint count = present_transforms(p, first_transform) * p.n;
+    uint count = present_transforms(p, first_transform) * dispatch_n(p);
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-      uint f = tid + c * p.group_threads;
+      uint f = tid + c * dispatch_group_threads(p);
       values[c] = f < count ? load_pair(in, start + 2u * f) : float2(0.0f, 0.0f);
     }
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-      uint f = tid + c * p.group_threads;
-      if (f < p.per_group * p.n) shared[slot<kSwizzle>(f)] = values[c];
+      uint f = tid + c * dispatch_group_threads(p);
+      if (f < dispatch_per_group(p) * dispatch_n(p)) shared[slot<kSwizzle>(f)] = values[c];
     }
     return;
   }
@@ -148,11 +149,11 @@ inline void load_group(constant FftParams& p, device const float* in, device con
   } else {
     read_lane<FFT_SIDE_REAL_PAIRS>(p, in, t, present, w.lane, values);
   }
-  uint offset = w.local * p.n;
+  uint offset = w.local * dispatch_n(p);
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-    uint i = w.lane + c * p.threads_per_transform;
-    if (i < p.n) {
+    uint i = w.lane + c * dispatch_threads_per_transform(p);
+    if (i < dispatch_n(p)) {
       uint g = i * p.in.g_mul + t.first;
       if (p.pre_mode == FFT_SCALE_BY_INDEX && g < p.in.valid) {
         values[c] = complex_mul(values[c], pre[g]);
@@ -183,7 +184,7 @@ inline void store_value(constant FftParams& p, device float* out, device const f
 template <bool kSwizzle>
 inline float2 r2c_unpacked(constant FftParams& p, threadgroup float2* data, uint offset,
                            device const float2* roots, uint k) {
-  uint h = p.n;
+  uint h = dispatch_n(p);
   float2 zk = data[slot<kSwizzle>(offset + (k == h ? 0u : k))];
   float2 zc = conjugate(data[slot<kSwizzle>(offset + (k == 0u ? 0u : h - k))]);
   return r2c_unpacked_value(zk, zc, roots[k]);
@@ -195,10 +196,10 @@ inline void store_group(constant FftParams& p, device float* out, device const f
                         uint first_transform) {
   if (p.out.walk == FFT_WALK_RUN) {
     uint start = run_start(p.out, p, first_transform);
-    uint count = present_transforms(p, first_transform) * p.n;
+    uint count = present_transforms(p, first_transform) * dispatch_n(p);
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-      uint f = tid + c * p.group_threads;
+      uint f = tid + c * dispatch_group_threads(p);
       if (f < count) store_pair(out, start + 2u * f, shared[slot<kSwizzle>(f)] * p.scale);
     }
     return;
@@ -207,22 +208,22 @@ inline void store_group(constant FftParams& p, device float* out, device const f
   uint transform = first_transform + w.local;
   if (transform >= p.transforms) return;
   TransformSide t = transform_side(p.out, p, transform);
-  uint offset = w.local * p.n;
+  uint offset = w.local * dispatch_n(p);
   if (p.post_mode == FFT_SCALE_R2C_UNPACK) {
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-      uint k = w.lane + c * p.threads_per_transform;
-      if (k < p.n) store_value(p, out, post, extra, t, k, r2c_unpacked<kSwizzle>(p, shared, offset, post, k));
+      uint k = w.lane + c * dispatch_threads_per_transform(p);
+      if (k < dispatch_n(p)) store_value(p, out, post, extra, t, k, r2c_unpacked<kSwizzle>(p, shared, offset, post, k));
     }
     if (w.lane == 0u) {
-      store_value(p, out, post, extra, t, p.n, r2c_unpacked<kSwizzle>(p, shared, offset, post, p.n));
+      store_value(p, out, post, extra, t, dispatch_n(p), r2c_unpacked<kSwizzle>(p, shared, offset, post, dispatch_n(p)));
     }
     return;
   }
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-    uint i = w.lane + c * p.threads_per_transform;
-    if (i < p.n) store_value(p, out, post, extra, t, i, shared[slot<kSwizzle>(offset + i)]);
+    uint i = w.lane + c * dispatch_threads_per_transform(p);
+    if (i < dispatch_n(p)) store_value(p, out, post, extra, t, i, shared[slot<kSwizzle>(offset + i)]);
   }
 }
 
@@ -238,7 +239,7 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
                            uint span_in, uint span_shift, uint inverse,
                            device const float2* twiddles) {
   const uint held = FFT_MAX_THREAD_VALUES / R;  // butterflies a thread can own
-  uint n = p.n;
+  uint n = dispatch_n(p);
   uint butterflies = n / R;
   uint span_out = span_in * R;
   uint twiddle_step = n / span_out;
@@ -246,7 +247,7 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
 
   FFT_UNROLL
   for (uint b = 0u; b < held; ++b) {
-    uint j = lane + b * p.threads_per_transform;
+    uint j = lane + b * dispatch_threads_per_transform(p);
     if (j < butterflies) {
       FFT_UNROLL
       for (uint r = 0u; r < R; ++r) values[b][r] = data[slot<kPowerOfTwo>(offset + j + r * butterflies)];
@@ -256,7 +257,7 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
 
   FFT_UNROLL
   for (uint b = 0u; b < held; ++b) {
-    uint j = lane + b * p.threads_per_transform;
+    uint j = lane + b * dispatch_threads_per_transform(p);
     if (j < butterflies) {
       thread float2* v = values[b];
       uint sub = kPowerOfTwo ? j >> span_shift : j / span_in;
@@ -306,6 +307,16 @@ struct StagePosition {
 template <uint R, bool kPowerOfTwo>
 inline void radix_run(constant FftParams& p, threadgroup float2* data, uint offset, uint lane,
                       uint inverse, device const float2* twiddles, thread StagePosition& at) {
+  if (fft_fixed_shape) {
+    FFT_UNROLL
+    for (uint s = 0u; s < fixed_stages<R>(); ++s) {
+      stockham_stage<R, kPowerOfTwo>(p, data, offset, lane, at.span, at.span_shift, inverse,
+                                     twiddles);
+      at.span *= R;
+      if (kPowerOfTwo) at.span_shift += radix_shift(R);
+    }
+    return;
+  }
   while (at.stage < p.num_stages && p.radix[at.stage] == R) {
     stockham_stage<R, kPowerOfTwo>(p, data, offset, lane, at.span, at.span_shift, inverse,
                                    twiddles);
@@ -339,14 +350,14 @@ inline void run_stages(constant FftParams& p, threadgroup float2* data, uint off
 template <bool kSwizzle>
 inline void multiply_by_spectrum(constant FftParams& p, threadgroup float2* data,
                                  device const float2* spectrum, uint tid, uint first_transform) {
-  uint local = tid / p.threads_per_transform;
-  uint lane = tid % p.threads_per_transform;
+  uint local = tid / dispatch_threads_per_transform(p);
+  uint lane = tid % dispatch_threads_per_transform(p);
   TransformSide t = transform_side(p.in, p, first_transform + local);
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-    uint i = lane + c * p.threads_per_transform;
-    if (i < p.n) {
-      uint at = slot<kSwizzle>(local * p.n + i);
+    uint i = lane + c * dispatch_threads_per_transform(p);
+    if (i < dispatch_n(p)) {
+      uint at = slot<kSwizzle>(local * dispatch_n(p) + i);
       data[at] = complex_mul(data[at], spectrum[i * p.in.g_mul + t.first]);
     }
   }
@@ -359,12 +370,12 @@ inline void fft_stockham_body(device const float* in, device float* out,
                               constant FftParams& p, threadgroup float2* shared, uint tid,
                               uint group) {
   const bool kSwizzle = kRadices == FFT_RADICES_POW2;
-  uint first_transform = group * p.per_group;
+  uint first_transform = group * dispatch_per_group(p);
   load_group<kSwizzle>(p, in, pre, extra, shared, tid, first_transform);
   threadgroup_barrier(mem_flags::mem_threadgroup);
 
-  uint offset = (tid / p.threads_per_transform) * p.n;
-  uint lane = tid % p.threads_per_transform;
+  uint offset = (tid / dispatch_threads_per_transform(p)) * dispatch_n(p);
+  uint lane = tid % dispatch_threads_per_transform(p);
   run_stages<kRadices>(p, shared, offset, lane, p.inverse, twiddles);
   if (p.convolve != 0u) {
     multiply_by_spectrum<kSwizzle>(p, shared, extra, tid, first_transform);

@@ -89,6 +89,9 @@ nb::list dispatches_as_list(const MetalPlan& plan) {
     }
     d["bindings"] = bindings;
     d["params"] = params_as_dict(dispatch.params);
+    nb::list constants;
+    for (std::uint32_t c : dispatch.pipeline_constants) constants.append(c);
+    d["pipeline_constants"] = constants;
     // The struct as a kernel receives it (setBytes on a Mac), for other executors.
     d["params_bytes"] = nb::bytes(reinterpret_cast<const char*>(&dispatch.params),
                                   sizeof(dispatch.params));

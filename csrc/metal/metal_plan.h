@@ -39,6 +39,9 @@ struct MetalDispatch {
   std::uint32_t threadgroup_memory_bytes = 0;          // [[threadgroup(0)]]
   std::vector<MetalBinding> bindings;
   shaders::FftParams params{};
+  // Values the kernel's pipeline fixes when it is built, by index
+  // (shaders/fft_pipeline_constants.h); empty for a kernel that takes none.
+  std::vector<std::uint32_t> pipeline_constants;
 };
 
 class MetalPlan : public CachedPlan {

@@ -104,9 +104,10 @@ MetalProgram prepare_metal_program(const TransformSpec& spec, PlanCache& cache,
     step.plan = cache.get<MetalPlan>(s.request.key(), [&] { return build_metal_plan(s.request); });
     const auto executor_kind = static_cast<std::int64_t>(executor.kind());
     for (const MetalDispatch& d : step.plan->dispatches) {
-      const PlanKey key{"metal.pipeline." + d.kernel, {executor_kind}};
-      step.pipelines.push_back(
-          cache.get<MetalPipeline>(key, [&] { return executor.build_pipeline(d.kernel); }));
+      PlanKey key{"metal.pipeline." + d.kernel, {executor_kind}};
+      key.fields.insert(key.fields.end(), d.pipeline_constants.begin(), d.pipeline_constants.end());
+      step.pipelines.push_back(cache.get<MetalPipeline>(
+          key, [&] { return executor.build_pipeline(d.kernel, d.pipeline_constants); }));
     }
     if (step.plan->table_bytes() > 0) {
       PlanKey key = step.plan->key;

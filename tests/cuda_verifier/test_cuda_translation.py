@@ -81,3 +81,22 @@ def test_every_planned_kernel_has_an_entry_point():
         plan, _ = MetalPlanRunner.plan(kind, kind != C2R, n, (2, in_n), axis=1)
         named |= {d["kernel"] for d in plan.dispatches}
     assert named == set(cuda_source.FFT_KERNELS)
+
+
+@needs_nvrtc
+def test_pipeline_constants_fold_the_shape():
+    """Built with a dispatch's pipeline constants, the Stockham kernel divides
+    by the shape no more: the divisions left address the sides."""
+    from jax_apple_fft.metal.plan_runner import C2C, MetalPlanRunner
+
+    plan, _ = MetalPlanRunner.plan(C2C, True, 4097, (2, 4097), axis=1)
+    convolving = next(d for d in plan.dispatches if d["params"]["convolve"])
+    source = cuda_source.translation_unit(kernels=(convolving["kernel"],))
+
+    def divisions(constants):
+        ptx = cuda_source.compile_to_ptx(source, cuda_source.compile_options(
+            "compute_90", pipeline_constants=tuple(constants)))
+        return len(re.findall(r"\b(?:div|rem)\.u32", ptx)) / 2  # two entry points
+
+    fixed, generic = divisions(convolving["pipeline_constants"]), divisions(())
+    assert fixed <= 12 and generic > 4 * fixed

@@ -166,3 +166,25 @@ def test_unsupported_lengths_raise():
         plan(C2C, 1 << 25)
     with pytest.raises(PlanBuildError):
         plan(C2C, 0)
+
+
+RUN_ORDER = (8, 4, 2, 3, 5, 7, 11, 13)  # the Stockham kernel's stage runs
+
+
+@pytest.mark.parametrize("kind,n", [(C2C, 16), (C2C, 1000), (C2C, 4095), (C2C, 4097),
+                                    (C2C, 1 << 20), (C2C, 11**5), (R2C, 1000), (C2R, 999),
+                                    (R2C, 1 << 14)])
+def test_stockham_pipelines_fix_the_dispatch_shape(kind, n):
+    """A Stockham dispatch's pipeline constants are its own length, threads
+    per transform, transforms per group and stages per radix, in the kernel's
+    run order (shaders/fft_pipeline_constants.h). Other kernels take none,
+    nor does the one of lengths 2^k, whose stages divide by shifts."""
+    for d in plan(kind, n, batch=3).dispatches:
+        p = d["params"]
+        if not d["kernel"].startswith("fft_stockham") or d["kernel"] == "fft_stockham_pow2":
+            assert d["pipeline_constants"] == []
+            continue
+        assert p["radices"] == sorted(p["radices"], key=RUN_ORDER.index)
+        stages = [p["radices"].count(r) for r in RUN_ORDER]
+        assert d["pipeline_constants"] == [p["n"], p["threads_per_transform"], p["per_group"],
+                                           *stages]

@@ -6,7 +6,9 @@ each record's grid (threadgroups -> blocks), threadgroup size (-> block),
 threadgroup memory (-> dynamic shared memory), bindings (buffer index ->
 kernel argument, at the record's byte offset) and FftParams (by value where
 CuPy passes a struct intact, else from device memory), in the plan's order,
-as the Apple executor and the emulator run them.
+as the Apple executor and the emulator run them. A dispatch with pipeline
+constants runs the kernel built with them, as the Apple executor builds its
+pipeline (`fixed_shapes=False`: the build without, which the emulator runs).
 
     runner = CudaPlanRunner()
     y = runner.fft(x)                      # numpy in, numpy out
@@ -16,11 +18,15 @@ as the Apple executor and the emulator run them.
 
 from __future__ import annotations
 
+import concurrent.futures
+import multiprocessing
+import tempfile
+
 import numpy as np
 
 from jax_apple_fft.metal.plan_runner import C2C, MetalPlanRunner
 from cuda_source import (ENTRY_PREFIX, FFT_KERNELS, PARAMS_IN_MEMORY_SUFFIX, PARAMS_PROBE,
-                         compile_options, register_cap, translation_unit)
+                         compile_fixed_kernel, compile_options, register_cap, translation_unit)
 
 import cupy  # noqa: E402 -- optional: only the verifier needs it
 
@@ -46,12 +52,13 @@ class CudaPlanRunner(MetalPlanRunner):
     """Compiles the kernels once and runs Metal plans on the current GPU."""
 
     def __init__(self, kernels: tuple[str, ...] = FFT_KERNELS, source: str | None = None,
-                 extra_options: tuple[str, ...] = ()):
+                 extra_options: tuple[str, ...] = (), fixed_shapes: bool = True):
         # One module per register cap (cuda_source.MAX_REGISTERS); `source`, if
         # given, defines every kernel and is compiled once per cap.
         by_cap: dict[int | None, list[str]] = {}
         for kernel in kernels:
             by_cap.setdefault(register_cap(kernel), []).append(kernel)
+        self.extra_options = tuple(extra_options)
         self.functions, self.functions_params_in_memory = {}, {}
         for cap, group in by_cap.items():
             options = (*compile_options(max_registers=cap), *extra_options)
@@ -67,6 +74,45 @@ class CudaPlanRunner(MetalPlanRunner):
         # include the first's), to measure one kernel build against another
         self.substitutes: dict[str, str] = {}
         self.params_by_value = self._by_value_works()
+        self.fixed_shapes = fixed_shapes
+        self.arch = "sm_" + cupy.cuda.Device().compute_capability
+        # (kernel, pipeline constants) -> (by-value entry, params-in-memory entry)
+        self._fixed: dict[tuple, tuple] = {}
+
+    def _fixed_builds(self, plan) -> set[tuple]:
+        return {(self.substitutes.get(d["kernel"], d["kernel"]), tuple(d["pipeline_constants"]))
+                for d in plan.dispatches if self.fixed_shapes and d["pipeline_constants"]}
+
+    def prepare(self, plans) -> None:
+        """Builds the kernels with pipeline constants that `plans` need, all
+        at once: NVRTC in a pool of processes, one build per kernel and
+        constants."""
+        wanted = sorted(set().union(*(self._fixed_builds(p) for p in plans)) - set(self._fixed))
+        if not wanted:
+            return
+        # fork: the workers run NVRTC only, never CUDA
+        with concurrent.futures.ProcessPoolExecutor(
+                mp_context=multiprocessing.get_context("fork")) as pool:
+            binaries = list(pool.map(compile_fixed_kernel, *zip(*(
+                (kernel, constants, self.arch, self.extra_options) for kernel, constants in wanted))))
+        for (kernel, constants), binary in zip(wanted, binaries):
+            with tempfile.NamedTemporaryFile(suffix=".cubin") as file:
+                file.write(binary)
+                file.flush()
+                module = cupy.RawModule(path=file.name)
+                self._fixed[kernel, constants] = (
+                    module.get_function(ENTRY_PREFIX + kernel),
+                    module.get_function(ENTRY_PREFIX + kernel + PARAMS_IN_MEMORY_SUFFIX))
+
+    def _entry_points(self, dispatch) -> tuple:
+        """(by value, params in memory) entry points that run `dispatch`."""
+        kernel = self.substitutes.get(dispatch["kernel"], dispatch["kernel"])
+        constants = tuple(dispatch["pipeline_constants"])
+        if not (self.fixed_shapes and constants):
+            return self.functions[kernel], self.functions_params_in_memory[kernel]
+        if (kernel, constants) not in self._fixed:
+            self.prepare([_OneDispatch(dispatch)])
+        return self._fixed[kernel, constants]
 
     def _by_value_works(self) -> bool:
         """Whether this CuPy passes FftParams by value intact: the probe
@@ -105,12 +151,12 @@ class CudaPlanRunner(MetalPlanRunner):
                 if buffers[buffer] is None:
                     raise ValueError(f"{d['kernel']} binds {buffer}, which this plan lacks")
                 pointers[index] = buffers[buffer].data.ptr + offset
-            kernel = self.substitutes.get(d["kernel"], d["kernel"])
+            by_value, params_in_memory = self._entry_points(d)
             if self.params_by_value:
-                function = self.functions[kernel]
+                function = by_value
                 params = params_argument(d["params_bytes"])
             else:
-                function = self.functions_params_in_memory[kernel]
+                function = params_in_memory
                 held.append(cupy.asarray(np.frombuffer(d["params_bytes"], np.uint8)))
                 params = np.uintp(held[-1].data.ptr)
             arguments = (*(np.uintp(p) for p in pointers), params)
@@ -130,3 +176,10 @@ class CudaPlanRunner(MetalPlanRunner):
         if out.size:
             self.run_on_device(plan, cupy.asarray(np.ascontiguousarray(x)), out)
         return cupy.asnumpy(out)
+
+
+class _OneDispatch:
+    """A plan of one dispatch, for CudaPlanRunner.prepare."""
+
+    def __init__(self, dispatch):
+        self.dispatches = [dispatch]

@@ -107,12 +107,18 @@ def register_cap(kernel: str) -> int | None:
     return MAX_REGISTERS.get(kernel)
 
 
-def compile_options(arch: str | None = None, max_registers: int | None = None) -> list[str]:
+def compile_options(arch: str | None = None, max_registers: int | None = None,
+                    pipeline_constants: tuple[int, ...] = ()) -> list[str]:
+    """NVRTC's options for a kernel; with `pipeline_constants` (a dispatch's,
+    in index order), the build that fixes them, as a Metal pipeline built with
+    those function constant values does (shaders/fft_pipeline_constants.h)."""
     options = ["-default-device", "-std=c++17", *(f"-I{d}" for d in INCLUDE_DIRS)]
     if arch:
         options.append(f"-arch={arch}")
     if max_registers:
         options.append(f"-maxrregcount={max_registers}")
+    if pipeline_constants:
+        options.append("-DFFT_PIPELINE_CONSTANTS=" + ",".join(f"{c}u" for c in pipeline_constants))
     return options
 
 
@@ -145,13 +151,15 @@ def compile_to_ptx(source: str, options: list[str], nvrtc_path: str | None = Non
     return compile_with_log(source, options, nvrtc_path)[0]
 
 
-def register_usage(kernels: tuple[str, ...] = FFT_KERNELS, arch: str = "sm_90") -> dict:
+def register_usage(kernels: tuple[str, ...] = FFT_KERNELS, arch: str = "sm_90",
+                   pipeline_constants: tuple[int, ...] = ()) -> dict:
     """{kernel: (registers, spill store bytes)} of each kernel's by-value entry
     point, built as the executor builds it (its register cap), from ptxas's
     report: no GPU needed."""
     usage = {}
     for kernel in kernels:
-        options = [*compile_options(arch, register_cap(kernel)), "--ptxas-options=-v"]
+        options = [*compile_options(arch, register_cap(kernel), pipeline_constants),
+                   "--ptxas-options=-v"]
         log = compile_with_log(translation_unit(kernels=(kernel,)), options)[1]
         report = log.split(f"Compiling entry function '{ENTRY_PREFIX}{kernel}'")[1]
         spills = re.search(r"(\d+) bytes spill stores", report)
@@ -160,9 +168,20 @@ def register_usage(kernels: tuple[str, ...] = FFT_KERNELS, arch: str = "sm_90") 
     return usage
 
 
-def compile_with_log(source: str, options: list[str],
-                     nvrtc_path: str | None = None) -> tuple[str, str]:
-    """PTX for `source` and NVRTC's log, or NvrtcError with the log."""
+def compile_fixed_kernel(kernel: str, pipeline_constants: tuple[int, ...], arch: str,
+                         extra_options: tuple[str, ...] = ()) -> bytes:
+    """CUBIN of `kernel` (both entry points) for GPU architecture `arch`
+    (sm_90), built with a dispatch's pipeline constants and the kernel's
+    register cap. A function of its arguments only, so that a process pool
+    can build many at once."""
+    options = [*compile_options(arch, register_cap(kernel), pipeline_constants), *extra_options]
+    return compile_with_log(translation_unit(kernels=(kernel,)), options, cubin=True)[0]
+
+
+def compile_with_log(source: str, options: list[str], nvrtc_path: str | None = None,
+                     cubin: bool = False) -> tuple:
+    """PTX (or, with `cubin` and a real -arch, CUBIN bytes) for `source` and
+    NVRTC's log, or NvrtcError with the log."""
     path = nvrtc_path or find_nvrtc()
     if path is None:
         raise FileNotFoundError("libnvrtc not found (pip install nvidia-cuda-nvrtc-cu12)")
@@ -186,6 +205,12 @@ def compile_with_log(source: str, options: list[str],
         nvrtc.nvrtcGetProgramLog(program, log)
         if status != 0:
             raise NvrtcError(log.value.decode(errors="replace"))
+        if cubin:
+            size = ctypes.c_size_t()
+            check(nvrtc.nvrtcGetCUBINSize(program, ctypes.byref(size)), "nvrtcGetCUBINSize")
+            binary = ctypes.create_string_buffer(size.value)
+            check(nvrtc.nvrtcGetCUBIN(program, binary), "nvrtcGetCUBIN")
+            return binary.raw, log.value.decode(errors="replace")
         ptx_size = ctypes.c_size_t()
         check(nvrtc.nvrtcGetPTXSize(program, ctypes.byref(ptx_size)), "nvrtcGetPTXSize")
         ptx = ctypes.create_string_buffer(ptx_size.value)

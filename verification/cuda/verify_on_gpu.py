@@ -6,7 +6,12 @@ sanitizer runs and throughput against cuFFT. A verifier, not a backend.
     python verification/cuda/verify_on_gpu.py racy       # the planted missing barrier
     python verification/cuda/verify_on_gpu.py throughput [--out DIR] [--gib 1]
         [--nvrtc-option=-maxrregcount=64 ...] [--only c2c] [--lengths 1024 4096]
-        [--run-kernel-as fft_stockham_smooth7=fft_stockham ...]
+        [--run-kernel-as fft_stockham_smooth7=fft_stockham ...] [--generic]
+
+Kernels run as the Apple executor builds them, with each dispatch's pipeline
+constants (--generic: without, as the emulator runs them). `accuracy` runs
+both builds: the one without on every case, the one with on every case but
+the n = 1..4096 sweep, of which it takes a sample (fixed_shape_sample).
 
 Sanitizer runs, one tool at a time:
     compute-sanitizer --tool racecheck --racecheck-report hazard \\
@@ -31,7 +36,7 @@ import numpy as np
 
 import cuda_source
 from cuda_executor import CudaPlanRunner, cuda_available
-from jax_apple_fft.metal.plan_runner import C2C, C2R, R2C
+from jax_apple_fft.metal.plan_runner import C2C, C2R, R2C, MetalPlanRunner
 
 import cupy  # noqa: E402
 
@@ -109,10 +114,47 @@ def accuracy_cases():
             yield f"norm={norm}", f"c2r n={n}", c2r(n, norm=norm)
 
 
-def run_accuracy(runner: CudaPlanRunner) -> dict:
+def smooth(n: int, primes=(2, 3, 5, 7)) -> bool:
+    for p in primes:
+        while n % p == 0:
+            n //= p
+    return n == 1
+
+
+def fixed_shape_sample(n: int) -> bool:
+    """The lengths of the n = 1..4096 sweep that also run with pipeline
+    constants (each length is a build of its own): the short ones, every
+    7-smooth one, and a spread of the others (11, 13 and Bluestein)."""
+    return n <= 64 or smooth(n) or n % 143 == 0 or n % 101 == 0
+
+
+class PlanCollector(MetalPlanRunner):
+    """Plans the cases without running them, to build their kernels first."""
+
+    def __init__(self):
+        self.plans = []
+
+    def run(self, plan, x, out_shape, out_dtype):
+        self.plans.append(plan)
+        return np.zeros(out_shape, out_dtype)
+
+
+def run_accuracy(runner: CudaPlanRunner, fixed_shapes: CudaPlanRunner | None = None) -> dict:
+    """Every case on `runner`; with `fixed_shapes`, the cases of
+    fixed_shape_sample again on it, as groups of their own."""
+    cases = [(group, what, case, runner) for group, what, case in accuracy_cases()]
+    if fixed_shapes is not None:
+        sampled = [(group + " [constants]", what, case, fixed_shapes) for group, what, case in
+                   accuracy_cases() if not group.startswith("c2c n=1..4096")
+                   or fixed_shape_sample(int(what[2:]))]
+        collector = PlanCollector()
+        for _, _, case, _ in sampled:
+            case(collector)
+        fixed_shapes.prepare(collector.plans)
+        cases += sampled
     groups: dict[str, dict] = {}
-    for group, what, case in accuracy_cases():
-        got, want, n = case(runner)
+    for group, what, case, on in cases:
+        got, want, n = case(on)
         error = relative_error(got, want)
         g = groups.setdefault(group, {"cases": 0, "failures": [], "worst_ratio": 0.0})
         g["cases"] += 1
@@ -149,6 +191,8 @@ SANITIZER_CASES = (
 
 def run_sanitize(runner: CudaPlanRunner) -> None:
     rng = np.random.default_rng(7)
+    runner.prepare([runner.plan(kind, forward, n, in_shape, axis=1)[0]
+                    for _, kind, forward, n, in_shape in SANITIZER_CASES])
     for what, kind, forward, n, in_shape in SANITIZER_CASES:
         plan, out_shape = runner.plan(kind, forward, n, in_shape, axis=1)
         x = (rng.standard_normal(in_shape).astype(np.float32) if kind == R2C
@@ -219,12 +263,16 @@ def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
     rows = []
     print(f"{'row':16s} {'n':>9s} {'batch':>7s} {'ours ms':>9s} {'cuFFT ms':>9s} "
           f"{'ours GB/s':>10s} {'cuFFT GB/s':>10s} {'ours/cuFFT':>10s}", flush=True)
+    planned = []
     for label, n, batch in throughput_rows(gib):
         if (only and not label.startswith(only)) or (lengths and n not in lengths):
             continue
         kind = {"r2c": R2C, "c2r": C2R}.get(label, C2C)
         in_shape = (batch, n // 2 + 1) if kind == C2R else (batch, n)
-        plan, out_shape = runner.plan(kind, True if kind != C2R else False, n, in_shape, axis=1)
+        planned.append((label, n, batch, kind, in_shape,
+                        *runner.plan(kind, kind != C2R, n, in_shape, axis=1)))
+    runner.prepare([plan for *_, plan, _ in planned])
+    for label, n, batch, kind, in_shape, plan, out_shape in planned:
         in_dtype = np.float32 if kind == R2C else np.complex64
         out_dtype = np.float32 if kind == C2R else np.complex64
         x = cupy.random.standard_normal(in_shape, np.float32).astype(in_dtype)
@@ -266,6 +314,8 @@ def main() -> int:
     parser.add_argument("--lengths", type=int, nargs="+", help="throughput rows of these n only")
     parser.add_argument("--nvrtc-option", action="append", default=[],
                         help="an extra NVRTC option for the kernels (repeatable)")
+    parser.add_argument("--generic", action="store_true",
+                        help="throughput and sanitize: kernels built without pipeline constants")
     parser.add_argument("--run-kernel-as", action="append", default=[], metavar="KERNEL=OTHER",
                         help="run KERNEL's dispatches with OTHER, whose radices include "
                              "KERNEL's (repeatable)")
@@ -277,14 +327,18 @@ def main() -> int:
         run_racy()
         return 0
     started = time.perf_counter()
-    runner = CudaPlanRunner(extra_options=tuple(arguments.nvrtc_option))
+    options = tuple(arguments.nvrtc_option)
+    generic = arguments.generic or arguments.what == "accuracy"
+    runner = CudaPlanRunner(extra_options=options, fixed_shapes=not generic)
     runner.substitutes = dict(pair.split("=", 1) for pair in arguments.run_kernel_as)
     device = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
     result = {"device": device, "params_by_value": runner.params_by_value}
     print(f"FftParams passed {'by value' if runner.params_by_value else 'in device memory'}")
     failed = False
     if arguments.what == "accuracy":
-        result["accuracy"] = run_accuracy(runner)
+        fixed_shapes = CudaPlanRunner(extra_options=options)
+        fixed_shapes.substitutes = runner.substitutes
+        result["accuracy"] = run_accuracy(runner, fixed_shapes)
         failed = any(g["failures"] for g in result["accuracy"].values())
     elif arguments.what == "sanitize":
         run_sanitize(runner)

@@ -107,11 +107,22 @@ class AppleExecutor final : public MetalExecutor {
 
   MetalExecutorKind kind() const override { return MetalExecutorKind::apple; }
 
-  std::shared_ptr<const MetalPipeline> build_pipeline(const std::string& kernel) override {
+  std::shared_ptr<const MetalPipeline> build_pipeline(
+      const std::string& kernel, const std::vector<std::uint32_t>& constants) override {
     return in_autorelease_pool([&] {
-      id<MTLFunction> function = [library_ newFunctionWithName:ns_string(kernel)];
-      if (function == nil) throw std::invalid_argument("the Metal library has no kernel " + kernel);
       NSError* error = nil;
+      id<MTLFunction> function = nil;
+      if (constants.empty()) {
+        function = [library_ newFunctionWithName:ns_string(kernel)];
+      } else {
+        MTLFunctionConstantValues* values = [[MTLFunctionConstantValues alloc] init];
+        for (std::size_t i = 0; i < constants.size(); ++i)
+          [values setConstantValue:&constants[i] type:MTLDataTypeUInt atIndex:NSUInteger(i)];
+        function = [library_ newFunctionWithName:ns_string(kernel) constantValues:values error:&error];
+      }
+      if (function == nil)
+        throw std::invalid_argument("could not make the Metal function " + kernel + ": " +
+                                    describe(error));
       id<MTLComputePipelineState> state =
           [device_ newComputePipelineStateWithFunction:function error:&error];
       if (state == nil)

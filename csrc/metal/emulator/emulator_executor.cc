@@ -36,7 +36,8 @@ std::shared_ptr<const MetalTables> EmulatorExecutor::upload_tables(
   return std::make_shared<EmulatedTables>(plan);
 }
 
-std::shared_ptr<const MetalPipeline> EmulatorExecutor::build_pipeline(const std::string& kernel) {
+std::shared_ptr<const MetalPipeline> EmulatorExecutor::build_pipeline(
+    const std::string& kernel, const std::vector<std::uint32_t>& /*constants*/) {
   shaders::KernelFunction function = metal_emulator::find_kernel(kernel);
   if (function == nullptr) throw std::invalid_argument("no emulated kernel named " + kernel);
   return std::make_shared<EmulatedPipeline>(function);

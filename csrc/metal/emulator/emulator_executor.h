@@ -16,7 +16,8 @@ namespace jax_apple_fft {
 class EmulatorExecutor final : public MetalExecutor {
  public:
   MetalExecutorKind kind() const override { return MetalExecutorKind::emulator; }
-  std::shared_ptr<const MetalPipeline> build_pipeline(const std::string& kernel) override;
+  std::shared_ptr<const MetalPipeline> build_pipeline(
+      const std::string& kernel, const std::vector<std::uint32_t>& constants) override;
   std::shared_ptr<const MetalTables> upload_tables(
       const std::shared_ptr<const MetalPlan>& plan) override;
   void run(const MetalProgram& program, const void* input, void* output,
