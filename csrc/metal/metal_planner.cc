@@ -475,8 +475,22 @@ class Planner {
                      std::optional<std::uint64_t> spectrum = std::nullopt) {
     const std::vector<std::uint32_t> radices = *stockham_radices(n);
     const std::uint32_t lane_count = threads_per_transform(n, radices);
-    std::uint64_t per_group = std::min<std::uint64_t>(kThreadgroupElements / n, kMaxGroupThreads / lane_count);
-    per_group = std::max<std::uint64_t>(1, std::min(per_group, transforms));
+    std::uint64_t most = std::min<std::uint64_t>(kThreadgroupElements / n, kMaxGroupThreads / lane_count);
+    most = std::max<std::uint64_t>(1, std::min(most, transforms));
+    // Fewer transforms per group, down to three quarters, where a group that
+    // divides a batch entry's transforms lets more sides walk as one run
+    // (the rows of Bluestein's convolving pass).
+    auto runs = [&](std::uint64_t group) {
+      return int(choose_walk(in.side, n, group, per_batch, pre.mode != FFT_SCALE_NONE) == FFT_WALK_RUN) +
+             int(choose_walk(out.side, n, group, per_batch, post.mode != FFT_SCALE_NONE) == FFT_WALK_RUN);
+    };
+    std::uint64_t per_group = most;
+    for (std::uint64_t group = most - 1; group > 0 && 4 * group >= 3 * most; --group) {
+      if (per_batch % group == 0 && runs(group) > runs(most)) {
+        per_group = group;
+        break;
+      }
+    }
 
     FftParams p{};
     p.n = n;

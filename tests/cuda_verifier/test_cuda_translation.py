@@ -100,3 +100,12 @@ def test_pipeline_constants_fold_the_shape():
 
     fixed, generic = divisions(convolving["pipeline_constants"]), divisions(())
     assert fixed <= 12 and generic > 4 * fixed
+
+
+@needs_nvrtc
+def test_fixed_kernels_build_in_a_pool():
+    builds = [("fft_stockham_smooth7", (1000, 67, 3, 1, 0, 0, 0, 3, 0, 0, 0)),
+              ("fft_stockham", (13, 1, 19, 0, 0, 0, 0, 0, 0, 0, 1))]
+    binaries = cuda_source.compile_fixed_kernels(builds, "sm_90")
+    assert [b[:4] for b in binaries] == [b"\x7fELF"] * 2  # CUBIN
+    assert binaries[0] != binaries[1]

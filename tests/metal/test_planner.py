@@ -188,3 +188,15 @@ def test_stockham_pipelines_fix_the_dispatch_shape(kind, n):
         stages = [p["radices"].count(r) for r in RUN_ORDER]
         assert d["pipeline_constants"] == [p["n"], p["threads_per_transform"], p["per_group"],
                                            *stages]
+
+
+@pytest.mark.parametrize("n", (4097, 10007))
+def test_convolving_rows_walk_as_one_run(n):
+    """Bluestein's convolving pass takes a group size that divides a batch
+    entry's rows, so that its contiguous rows load and store as one run."""
+    d = next(d for d in plan(C2C, n, batch=2).dispatches if d["params"]["convolve"])
+    p = d["params"]
+    assert p["per_batch"] % p["per_group"] == 0
+    assert (p["in"]["walk"], p["out"]["walk"]) == (2, 2)  # FFT_WALK_RUN
+    most = min(4096 // p["n"], 256 // p["threads_per_transform"])
+    assert 4 * p["per_group"] >= 3 * most

@@ -18,15 +18,13 @@ pipeline (`fixed_shapes=False`: the build without, which the emulator runs).
 
 from __future__ import annotations
 
-import concurrent.futures
-import multiprocessing
 import tempfile
 
 import numpy as np
 
 from jax_apple_fft.metal.plan_runner import C2C, MetalPlanRunner
 from cuda_source import (ENTRY_PREFIX, FFT_KERNELS, PARAMS_IN_MEMORY_SUFFIX, PARAMS_PROBE,
-                         compile_fixed_kernel, compile_options, register_cap, translation_unit)
+                         compile_fixed_kernels, compile_options, register_cap, translation_unit)
 
 import cupy  # noqa: E402 -- optional: only the verifier needs it
 
@@ -85,16 +83,11 @@ class CudaPlanRunner(MetalPlanRunner):
 
     def prepare(self, plans) -> None:
         """Builds the kernels with pipeline constants that `plans` need, all
-        at once: NVRTC in a pool of processes, one build per kernel and
-        constants."""
+        at once (one build per kernel and constants)."""
         wanted = sorted(set().union(*(self._fixed_builds(p) for p in plans)) - set(self._fixed))
         if not wanted:
             return
-        # fork: the workers run NVRTC only, never CUDA
-        with concurrent.futures.ProcessPoolExecutor(
-                mp_context=multiprocessing.get_context("fork")) as pool:
-            binaries = list(pool.map(compile_fixed_kernel, *zip(*(
-                (kernel, constants, self.arch, self.extra_options) for kernel, constants in wanted))))
+        binaries = compile_fixed_kernels(wanted, self.arch, self.extra_options)
         for (kernel, constants), binary in zip(wanted, binaries):
             with tempfile.NamedTemporaryFile(suffix=".cubin") as file:
                 file.write(binary)

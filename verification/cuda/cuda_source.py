@@ -15,10 +15,12 @@ wheel is enough.
 
 from __future__ import annotations
 
+import concurrent.futures
 import ctypes
 import ctypes.util
 import glob
 import hashlib
+import multiprocessing
 import os
 import pathlib
 import re
@@ -176,6 +178,19 @@ def compile_fixed_kernel(kernel: str, pipeline_constants: tuple[int, ...], arch:
     can build many at once."""
     options = [*compile_options(arch, register_cap(kernel), pipeline_constants), *extra_options]
     return compile_with_log(translation_unit(kernels=(kernel,)), options, cubin=True)[0]
+
+
+def compile_fixed_kernels(builds: list[tuple[str, tuple[int, ...]]], arch: str,
+                          extra_options: tuple[str, ...] = ()) -> list[bytes]:
+    """compile_fixed_kernel of each (kernel, pipeline constants), in a pool
+    of processes. spawn, not fork: a forked child would inherit the caller's
+    CUDA context and Python objects."""
+    if len(builds) == 1:
+        return [compile_fixed_kernel(*builds[0], arch, extra_options)]
+    with concurrent.futures.ProcessPoolExecutor(
+            mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(compile_fixed_kernel, *zip(*(
+            (kernel, constants, arch, extra_options) for kernel, constants in builds))))
 
 
 def compile_with_log(source: str, options: list[str], nvrtc_path: str | None = None,
