@@ -50,7 +50,8 @@ class CudaPlanRunner(MetalPlanRunner):
     """Compiles the kernels once and runs Metal plans on the current GPU."""
 
     def __init__(self, kernels: tuple[str, ...] = FFT_KERNELS, source: str | None = None,
-                 extra_options: tuple[str, ...] = (), fixed_shapes: bool = True):
+                 extra_options: tuple[str, ...] = (), fixed_shapes: bool = True,
+                 build_in_pool: bool = True):
         # One module per register cap (cuda_source.MAX_REGISTERS); `source`, if
         # given, defines every kernel and is compiled once per cap.
         by_cap: dict[int | None, list[str]] = {}
@@ -73,6 +74,7 @@ class CudaPlanRunner(MetalPlanRunner):
         self.substitutes: dict[str, str] = {}
         self.params_by_value = self._by_value_works()
         self.fixed_shapes = fixed_shapes
+        self.build_in_pool = build_in_pool
         self.arch = "sm_" + cupy.cuda.Device().compute_capability
         # (kernel, pipeline constants) -> (by-value entry, params-in-memory entry)
         self._fixed: dict[tuple, tuple] = {}
@@ -87,7 +89,7 @@ class CudaPlanRunner(MetalPlanRunner):
         wanted = sorted(set().union(*(self._fixed_builds(p) for p in plans)) - set(self._fixed))
         if not wanted:
             return
-        binaries = compile_fixed_kernels(wanted, self.arch, self.extra_options)
+        binaries = compile_fixed_kernels(wanted, self.arch, self.extra_options, self.build_in_pool)
         for (kernel, constants), binary in zip(wanted, binaries):
             with tempfile.NamedTemporaryFile(suffix=".cubin") as file:
                 file.write(binary)

@@ -181,12 +181,14 @@ def compile_fixed_kernel(kernel: str, pipeline_constants: tuple[int, ...], arch:
 
 
 def compile_fixed_kernels(builds: list[tuple[str, tuple[int, ...]]], arch: str,
-                          extra_options: tuple[str, ...] = ()) -> list[bytes]:
+                          extra_options: tuple[str, ...] = (), pool: bool = True) -> list[bytes]:
     """compile_fixed_kernel of each (kernel, pipeline constants), in a pool
-    of processes. spawn, not fork: a forked child would inherit the caller's
-    CUDA context and Python objects."""
-    if len(builds) == 1:
-        return [compile_fixed_kernel(*builds[0], arch, extra_options)]
+    of processes unless `pool` is false (under compute-sanitizer, which
+    instruments every process started). spawn, not fork: a forked child would
+    inherit the caller's CUDA context and Python objects."""
+    if not pool or len(builds) == 1:
+        return [compile_fixed_kernel(kernel, constants, arch, extra_options)
+                for kernel, constants in builds]
     with concurrent.futures.ProcessPoolExecutor(
             mp_context=multiprocessing.get_context("spawn")) as pool:
         return list(pool.map(compile_fixed_kernel, *zip(*(

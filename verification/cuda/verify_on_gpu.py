@@ -329,7 +329,8 @@ def main() -> int:
     started = time.perf_counter()
     options = tuple(arguments.nvrtc_option)
     generic = arguments.generic or arguments.what == "accuracy"
-    runner = CudaPlanRunner(extra_options=options, fixed_shapes=not generic)
+    runner = CudaPlanRunner(extra_options=options, fixed_shapes=not generic,
+                            build_in_pool=arguments.what != "sanitize")
     runner.substitutes = dict(pair.split("=", 1) for pair in arguments.run_kernel_as)
     device = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
     result = {"device": device, "params_by_value": runner.params_by_value}
