@@ -65,7 +65,8 @@ std::int64_t task_count(std::int64_t lines, std::int64_t n, std::int64_t point_b
   if (threads <= 1) return 1;
   const std::int64_t elements = lines * n;
   const std::int64_t tasks = std::max<std::int64_t>(1, elements / kMinElementsPerTask);
-  return elements * point_bytes >= kMinBytesToShare ? std::max(tasks, threads) : tasks;
+  return elements * point_bytes >= kMinBytesToShare ? std::max(tasks, kTasksPerThread * threads)
+                                                    : tasks;
 }
 
 std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape) {

@@ -49,10 +49,13 @@ constexpr std::int64_t kFourStepMinFactor = 16;
 // Most SIMD groups gathered together.
 constexpr std::size_t kMaxBunch = 8;
 // A pass is cut into tasks of at least this many elements; one of at least
-// kMinBytesToShare (its lines' bytes) into at least one task per thread.
-// Smaller passes cost more in waking threads than they share.
+// kMinBytesToShare (its lines' bytes) into at least kTasksPerThread tasks per
+// thread, so that a thread woken late still finds work: with one task per
+// thread the others take a late thread's share whole. Smaller passes cost
+// more in waking threads than they share.
 constexpr std::int64_t kMinElementsPerTask = std::int64_t(1) << 17;
 constexpr std::int64_t kMinBytesToShare = std::int64_t(2) << 20;
+constexpr std::int64_t kTasksPerThread = 4;
 
 // The most square split of n, if n is at least min_length and has one.
 std::optional<FourStepSplit> four_step_split(std::int64_t n, std::int64_t min_length);

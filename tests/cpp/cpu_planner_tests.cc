@@ -83,8 +83,8 @@ void test_lone_lines_need_a_single_line_plan() {
 
 void test_groups_shrink_to_keep_threads_busy() {
   // 16 lines, 16 threads: 16 * 2^15 complex float32 values (4 MiB) are 4
-  // tasks of 2^17 elements, and a pass of 2 MiB or more takes one per thread:
-  // 16 busy threads, one line each.
+  // tasks of 2^17 elements, and a pass of 2 MiB or more takes 4 per thread,
+  // but no more than its 16 lines: 16 busy threads, one line each.
   CpuMachine m = machine(4, 16);
   m.l2_bytes = std::size_t(64) << 20;
   const Recorded r = plan_of(spec(TransformKind::kC2C, {16, 1 << 15}, {1}), m);
@@ -92,21 +92,24 @@ void test_groups_shrink_to_keep_threads_busy() {
          "16 busy threads x 1 lane = 16 lines: " + r.plan.describe());
 }
 
-void test_passes_of_2_mib_take_every_thread() {
+void test_passes_of_2_mib_take_four_tasks_per_thread() {
   const auto tasks_of = [](const Recorded& r) {
     std::vector<std::int64_t> t;
     for (const CpuPass& p : r.plan.passes) t.push_back(p.tasks);
     return t;
   };
-  // 1024 x 1024 complex float32: 8 MiB a pass, 8 tasks of 2^17 elements; 16 threads take 16.
+  // 1024 x 1024 complex float32: 8 MiB a pass, 8 tasks of 2^17 elements; 16 threads take 64.
   const Recorded wide = plan_of(spec(TransformKind::kC2C, {1024, 1024}, {0, 1}), machine(4, 16));
-  expect(tasks_of(wide) == std::vector<std::int64_t>{16, 16}, "16 tasks: " + wide.plan.describe());
+  expect(tasks_of(wide) == std::vector<std::int64_t>{64, 64}, "64 tasks: " + wide.plan.describe());
+  // 2 threads take 8, the pass's own 8 being enough.
+  const Recorded two = plan_of(spec(TransformKind::kC2C, {1024, 1024}, {0, 1}), machine(4, 2));
+  expect(tasks_of(two) == std::vector<std::int64_t>{8, 8}, "8 tasks: " + two.plan.describe());
   // 256 x 256 complex float64: 1 MiB a pass, one task, on any number of threads.
   const Recorded small = plan_of(spec(TransformKind::kC2C, {256, 256}, {0, 1}), machine(8, 16));
   expect(tasks_of(small) == std::vector<std::int64_t>{1, 1}, "one task: " + small.plan.describe());
   // The real pass counts real values: 512 x 1024 float32 is 2 MiB.
   const Recorded real = plan_of(spec(TransformKind::kR2C, {512, 1024}, {1}), machine(4, 16));
-  expect(tasks_of(real) == std::vector<std::int64_t>{16}, "real: " + real.plan.describe());
+  expect(tasks_of(real) == std::vector<std::int64_t>{64}, "real: " + real.plan.describe());
 }
 
 void test_four_step_split() {
@@ -239,7 +242,7 @@ int main() {
   test_one_thread_is_one_task();
   test_lone_lines_need_a_single_line_plan();
   test_groups_shrink_to_keep_threads_busy();
-  test_passes_of_2_mib_take_every_thread();
+  test_passes_of_2_mib_take_four_tasks_per_thread();
   test_four_step_split();
   test_four_step_needs_a_free_temporary();
   test_real_passes();
