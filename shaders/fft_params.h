@@ -31,12 +31,14 @@ using uint = std::uint32_t;
 
 // Pipeline constants: values of a Stockham dispatch that its pipeline fixes
 // when it is built (fft_pipeline_constants.h), by index. Stage counts follow
-// the order of the stage runs: radix 8, 4, 2, 3, 5, 7, 11, 13.
+// the order of the stage runs: radix 8, 4, 2, 3, 5, 7, 11, 13. A pipeline
+// with FFT_CONSTANT_FIXED_SHAPE 0 fixes nothing (the others are then 0).
 #define FFT_CONSTANT_N 0u
 #define FFT_CONSTANT_THREADS_PER_TRANSFORM 1u
 #define FFT_CONSTANT_PER_GROUP 2u
 #define FFT_CONSTANT_STAGES 3u  // + i: stages of the i-th radix of the run order
-#define FFT_CONSTANT_COUNT 11u
+#define FFT_CONSTANT_FIXED_SHAPE 11u
+#define FFT_CONSTANT_COUNT 12u
 
 // How a side's values are stored.
 #define FFT_SIDE_COMPLEX 0u     // float2 elements

@@ -4,10 +4,11 @@
 // multiplications, and the stage loops unroll with every span a constant.
 //
 // Metal takes them as function constants (MTLFunctionConstantValues at the
-// indices of fft_params.h); a CUDA build as one define,
-// -DFFT_PIPELINE_CONSTANTS=v0,v1,...,v10 in index order. A build without them
-// (the emulator, or a Metal pipeline built without values) has
-// fft_fixed_shape false and reads the same values from FftParams.
+// indices of fft_params.h), every one of them given: a pipeline that fixes
+// nothing has fft_fixed_shape false. A CUDA build takes them as one define,
+// -DFFT_PIPELINE_CONSTANTS=v0,v1,...,v11 in index order. Without
+// fft_fixed_shape (also in a build without the define: the emulator) the
+// kernels read the same values from FftParams.
 #pragma once
 
 #include "fft_params.h"
@@ -24,15 +25,14 @@ constant uint fixed_stages_5 [[function_constant(FFT_CONSTANT_STAGES + 4u)]];
 constant uint fixed_stages_7 [[function_constant(FFT_CONSTANT_STAGES + 5u)]];
 constant uint fixed_stages_11 [[function_constant(FFT_CONSTANT_STAGES + 6u)]];
 constant uint fixed_stages_13 [[function_constant(FFT_CONSTANT_STAGES + 7u)]];
-constant bool fft_fixed_shape = is_function_constant_defined(fixed_n);
+constant bool fft_fixed_shape [[function_constant(FFT_CONSTANT_FIXED_SHAPE)]];
 #else
 #if defined(FFT_PIPELINE_CONSTANTS)
 constexpr uint fixed_constants[FFT_CONSTANT_COUNT] = {FFT_PIPELINE_CONSTANTS};
-constexpr bool fft_fixed_shape = true;
 #else
 constexpr uint fixed_constants[FFT_CONSTANT_COUNT] = {};
-constexpr bool fft_fixed_shape = false;
 #endif
+constexpr bool fft_fixed_shape = fixed_constants[FFT_CONSTANT_FIXED_SHAPE] != 0u;
 constexpr uint fixed_n = fixed_constants[FFT_CONSTANT_N];
 constexpr uint fixed_threads_per_transform = fixed_constants[FFT_CONSTANT_THREADS_PER_TRANSFORM];
 constexpr uint fixed_per_group = fixed_constants[FFT_CONSTANT_PER_GROUP];

@@ -55,10 +55,10 @@ class MetalExecutor {
   virtual ~MetalExecutor() = default;
 
   virtual MetalExecutorKind kind() const = 0;
-  // `kernel` with its pipeline constants fixed (none if empty). The emulator
-  // runs every kernel's build without constants, which reads the same values
-  // from FftParams. Throws if `kernel` cannot be built; the PlanCache reports
-  // it as a PlanBuildError.
+  // `kernel` with its pipeline constants (none if empty). The emulator runs
+  // every kernel's build without them, which reads the same values from
+  // FftParams. Throws if `kernel` cannot be built; the PlanCache reports it
+  // as a PlanBuildError.
   virtual std::shared_ptr<const MetalPipeline> build_pipeline(
       const std::string& kernel, const std::vector<std::uint32_t>& constants) = 0;
   // Makes `plan`'s tables readable by the device. `plan` is kept alive by the

@@ -39,7 +39,7 @@ struct MetalDispatch {
   std::uint32_t threadgroup_memory_bytes = 0;          // [[threadgroup(0)]]
   std::vector<MetalBinding> bindings;
   shaders::FftParams params{};
-  // Values the kernel's pipeline fixes when it is built, by index
+  // The function constants of the kernel's pipeline, by index
   // (shaders/fft_pipeline_constants.h); empty for a kernel that takes none.
   std::vector<std::uint32_t> pipeline_constants;
 };

@@ -114,12 +114,17 @@ const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {
   return "fft_stockham";
 }
 
-// The shape a Stockham dispatch's pipeline fixes (fft_pipeline_constants.h),
-// from its parameters: the radix list becomes a stage count per radix, in the
-// order of the kernel's stage runs, which is the order of the list.
-std::vector<std::uint32_t> stockham_pipeline_constants(const FftParams& p) {
+// The pipeline constants of a Stockham dispatch (fft_pipeline_constants.h).
+// Lengths 2^k divide by their spans with shifts already: their pipelines fix
+// nothing (fixed, n = 256..4096 lost a quarter of their speed on the H200,
+// the unrolled stages spilling registers). Others fix their shape, the radix
+// list becoming a stage count per radix in the order of the kernel's stage
+// runs, which is the order of the list.
+std::vector<std::uint32_t> stockham_pipeline_constants(const FftParams& p, bool power_of_two) {
   constexpr std::uint32_t kRunOrder[] = {8, 4, 2, 3, 5, 7, 11, 13};
   std::vector<std::uint32_t> constants(FFT_CONSTANT_COUNT, 0);
+  if (power_of_two) return constants;
+  constants[FFT_CONSTANT_FIXED_SHAPE] = 1;
   constants[FFT_CONSTANT_N] = p.n;
   constants[FFT_CONSTANT_THREADS_PER_TRANSFORM] = p.threads_per_transform;
   constants[FFT_CONSTANT_PER_GROUP] = p.per_group;
@@ -528,11 +533,8 @@ class Planner {
                   {4, MetalBuffer::tables, post.mode != FFT_SCALE_NONE ? post.table : twiddles},
                   {5, MetalBuffer::tables, extra_table(pre, post, spectrum, twiddles)}};
     d.params = p;
-    // Lengths 2^k divide by their spans with shifts already: their pipelines
-    // fix nothing (fixed, n = 256..4096 lost a quarter of their speed on the
-    // H200, its unrolled stages spilling registers).
-    if (d.kernel != std::string("fft_stockham_pow2"))
-      d.pipeline_constants = stockham_pipeline_constants(p);
+    const bool power_of_two = d.kernel == std::string("fft_stockham_pow2");
+    d.pipeline_constants = stockham_pipeline_constants(p, power_of_two);
     plan_->dispatches.push_back(std::move(d));
   }
 

@@ -104,8 +104,23 @@ def test_pipeline_constants_fold_the_shape():
 
 @needs_nvrtc
 def test_fixed_kernels_build_in_a_pool():
-    builds = [("fft_stockham_smooth7", (1000, 67, 3, 1, 0, 0, 0, 3, 0, 0, 0)),
-              ("fft_stockham", (13, 1, 19, 0, 0, 0, 0, 0, 0, 0, 1))]
+    builds = [("fft_stockham_smooth7", (1000, 67, 3, 1, 0, 0, 0, 3, 0, 0, 0, 1)),
+              ("fft_stockham", (13, 1, 19, 0, 0, 0, 0, 0, 0, 0, 1, 1))]
     binaries = cuda_source.compile_fixed_kernels(builds, "sm_90")
     assert [b[:4] for b in binaries] == [b"\x7fELF"] * 2  # CUBIN
     assert binaries[0] != binaries[1]
+
+
+@needs_nvrtc
+def test_pipeline_constants_that_fix_nothing_build_the_generic_kernel():
+    """The radix-2/4/8 kernel's dispatches carry constants that fix nothing
+    (flag 0): their build is the one without constants, which the emulator runs."""
+    from jax_apple_fft.metal.plan_runner import C2C, MetalPlanRunner
+
+    plan, _ = MetalPlanRunner.plan(C2C, True, 4096, (2, 4096), axis=1)
+    (dispatch,) = plan.dispatches
+    source = cuda_source.translation_unit(kernels=(dispatch["kernel"],))
+    with_constants = cuda_source.compile_to_ptx(source, cuda_source.compile_options(
+        "compute_90", pipeline_constants=tuple(dispatch["pipeline_constants"])))
+    without = cuda_source.compile_to_ptx(source, cuda_source.compile_options("compute_90"))
+    assert with_constants == without

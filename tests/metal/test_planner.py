@@ -177,17 +177,20 @@ RUN_ORDER = (8, 4, 2, 3, 5, 7, 11, 13)  # the Stockham kernel's stage runs
 def test_stockham_pipelines_fix_the_dispatch_shape(kind, n):
     """A Stockham dispatch's pipeline constants are its own length, threads
     per transform, transforms per group and stages per radix, in the kernel's
-    run order (shaders/fft_pipeline_constants.h). Other kernels take none,
-    nor does the one of lengths 2^k, whose stages divide by shifts."""
+    run order, and 1: the shape is fixed (shaders/fft_pipeline_constants.h).
+    The kernel of lengths 2^k, whose stages divide by shifts, fixes nothing
+    (all 0); other kernels take none."""
     for d in plan(kind, n, batch=3).dispatches:
         p = d["params"]
-        if not d["kernel"].startswith("fft_stockham") or d["kernel"] == "fft_stockham_pow2":
+        if d["kernel"] == "fft_stockham_pow2":
+            assert d["pipeline_constants"] == [0] * 12
+        elif not d["kernel"].startswith("fft_stockham"):
             assert d["pipeline_constants"] == []
-            continue
-        assert p["radices"] == sorted(p["radices"], key=RUN_ORDER.index)
-        stages = [p["radices"].count(r) for r in RUN_ORDER]
-        assert d["pipeline_constants"] == [p["n"], p["threads_per_transform"], p["per_group"],
-                                           *stages]
+        else:
+            assert p["radices"] == sorted(p["radices"], key=RUN_ORDER.index)
+            stages = [p["radices"].count(r) for r in RUN_ORDER]
+            assert d["pipeline_constants"] == [p["n"], p["threads_per_transform"],
+                                               p["per_group"], *stages, 1]
 
 
 @pytest.mark.parametrize("n", (4097, 10007))
