@@ -15,7 +15,8 @@
 
 #if defined(__METAL_VERSION__)
 constant uint fixed_n [[function_constant(FFT_CONSTANT_N)]];
-constant uint fixed_threads_per_transform [[function_constant(FFT_CONSTANT_THREADS_PER_TRANSFORM)]];
+constant uint fixed_threads_per_transform
+    [[function_constant(FFT_CONSTANT_THREADS_PER_TRANSFORM)]];
 constant uint fixed_per_group [[function_constant(FFT_CONSTANT_PER_GROUP)]];
 constant uint fixed_stages_8 [[function_constant(FFT_CONSTANT_STAGES + 0u)]];
 constant uint fixed_stages_4 [[function_constant(FFT_CONSTANT_STAGES + 1u)]];

@@ -105,8 +105,8 @@ inline void read_lane(constant FftParams& p, device const float* in, TransformSi
   }
 }
 
-// Z[k] of a C2R of 2n points (n = dispatch_n(p)) from bins k and n - k: bin 0 and bin
-// n (the Nyquist bin) are real by definition. `bin` is bin k as loaded.
+// Z[k] of a C2R of 2n points (n = dispatch_n(p)) from bins k and n - k: bin 0
+// and bin n (the Nyquist bin) are real by definition. `bin` is bin k as loaded.
 inline float2 c2r_packed(constant FftParams& p, device const float* in, device const float2* roots,
                          TransformSide t, uint k, float2 bin) {
   uint h = dispatch_n(p);

@@ -486,8 +486,11 @@ class Planner {
     // divides a batch entry's transforms lets more sides walk as one run
     // (the rows of Bluestein's convolving pass).
     auto runs = [&](std::uint64_t group) {
-      return int(choose_walk(in.side, n, group, per_batch, pre.mode != FFT_SCALE_NONE) == FFT_WALK_RUN) +
-             int(choose_walk(out.side, n, group, per_batch, post.mode != FFT_SCALE_NONE) == FFT_WALK_RUN);
+      const bool in_run =
+          choose_walk(in.side, n, group, per_batch, pre.mode != FFT_SCALE_NONE) == FFT_WALK_RUN;
+      const bool out_run =
+          choose_walk(out.side, n, group, per_batch, post.mode != FFT_SCALE_NONE) == FFT_WALK_RUN;
+      return int(in_run) + int(out_run);
     };
     std::uint64_t per_group = most;
     for (std::uint64_t group = most - 1; group > 0 && 4 * group >= 3 * most; --group) {

@@ -105,7 +105,8 @@ MetalProgram prepare_metal_program(const TransformSpec& spec, PlanCache& cache,
     const auto executor_kind = static_cast<std::int64_t>(executor.kind());
     for (const MetalDispatch& d : step.plan->dispatches) {
       PlanKey key{"metal.pipeline." + d.kernel, {executor_kind}};
-      key.fields.insert(key.fields.end(), d.pipeline_constants.begin(), d.pipeline_constants.end());
+      const auto& constants = d.pipeline_constants;
+      key.fields.insert(key.fields.end(), constants.begin(), constants.end());
       step.pipelines.push_back(cache.get<MetalPipeline>(
           key, [&] { return executor.build_pipeline(d.kernel, d.pipeline_constants); }));
     }

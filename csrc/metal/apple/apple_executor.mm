@@ -118,7 +118,9 @@ class AppleExecutor final : public MetalExecutor {
         MTLFunctionConstantValues* values = [[MTLFunctionConstantValues alloc] init];
         for (std::size_t i = 0; i < constants.size(); ++i)
           [values setConstantValue:&constants[i] type:MTLDataTypeUInt atIndex:NSUInteger(i)];
-        function = [library_ newFunctionWithName:ns_string(kernel) constantValues:values error:&error];
+        function = [library_ newFunctionWithName:ns_string(kernel)
+                                  constantValues:values
+                                           error:&error];
       }
       if (function == nil)
         throw std::invalid_argument("could not make the Metal function " + kernel + ": " +
