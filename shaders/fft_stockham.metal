@@ -208,22 +208,24 @@ inline void store_group(constant FftParams& p, device float* out, device const f
   uint transform = first_transform + w.local;
   if (transform >= p.transforms) return;
   TransformSide t = transform_side(p.out, p, transform);
-  uint offset = w.local * dispatch_n(p);
+  const uint n = dispatch_n(p);
+  const uint lanes = dispatch_threads_per_transform(p);
+  uint offset = w.local * n;
   if (p.post_mode == FFT_SCALE_R2C_UNPACK) {
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-      uint k = w.lane + c * dispatch_threads_per_transform(p);
-      if (k < dispatch_n(p)) store_value(p, out, post, extra, t, k, r2c_unpacked<kSwizzle>(p, shared, offset, post, k));
+      uint k = w.lane + c * lanes;
+      if (k < n) store_value(p, out, post, extra, t, k, r2c_unpacked<kSwizzle>(p, shared, offset, post, k));
     }
     if (w.lane == 0u) {
-      store_value(p, out, post, extra, t, dispatch_n(p), r2c_unpacked<kSwizzle>(p, shared, offset, post, dispatch_n(p)));
+      store_value(p, out, post, extra, t, n, r2c_unpacked<kSwizzle>(p, shared, offset, post, n));
     }
     return;
   }
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-    uint i = w.lane + c * dispatch_threads_per_transform(p);
-    if (i < dispatch_n(p)) store_value(p, out, post, extra, t, i, shared[slot<kSwizzle>(offset + i)]);
+    uint i = w.lane + c * lanes;
+    if (i < n) store_value(p, out, post, extra, t, i, shared[slot<kSwizzle>(offset + i)]);
   }
 }
 

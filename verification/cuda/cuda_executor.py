@@ -79,14 +79,22 @@ class CudaPlanRunner(MetalPlanRunner):
         # (kernel, pipeline constants) -> (by-value entry, params-in-memory entry)
         self._fixed: dict[tuple, tuple] = {}
 
-    def _fixed_builds(self, plan) -> set[tuple]:
-        return {(self.substitutes.get(d["kernel"], d["kernel"]), tuple(d["pipeline_constants"]))
-                for d in plan.dispatches if self.fixed_shapes and d["pipeline_constants"]}
+    def _fixed_build(self, dispatch) -> tuple | None:
+        """(kernel, constants) of the build that runs `dispatch`, or None for
+        the build without constants: also where the constants fix nothing
+        (all zero), which compiles to the same code."""
+        constants = tuple(dispatch["pipeline_constants"])
+        if not (self.fixed_shapes and any(constants)):
+            return None
+        return self.substitutes.get(dispatch["kernel"], dispatch["kernel"]), constants
 
     def prepare(self, plans) -> None:
         """Builds the kernels with pipeline constants that `plans` need, all
         at once (one build per kernel and constants)."""
-        wanted = sorted(set().union(*(self._fixed_builds(p) for p in plans)) - set(self._fixed))
+        self._build([d for plan in plans for d in plan.dispatches])
+
+    def _build(self, dispatches) -> None:
+        wanted = sorted({self._fixed_build(d) for d in dispatches} - {None} - set(self._fixed))
         if not wanted:
             return
         binaries = compile_fixed_kernels(wanted, self.arch, self.extra_options, self.build_in_pool)
@@ -101,13 +109,12 @@ class CudaPlanRunner(MetalPlanRunner):
 
     def _entry_points(self, dispatch) -> tuple:
         """(by value, params in memory) entry points that run `dispatch`."""
-        kernel = self.substitutes.get(dispatch["kernel"], dispatch["kernel"])
-        constants = tuple(dispatch["pipeline_constants"])
-        if not (self.fixed_shapes and constants):
+        build = self._fixed_build(dispatch)
+        if build is None:
+            kernel = self.substitutes.get(dispatch["kernel"], dispatch["kernel"])
             return self.functions[kernel], self.functions_params_in_memory[kernel]
-        if (kernel, constants) not in self._fixed:
-            self.prepare([_OneDispatch(dispatch)])
-        return self._fixed[kernel, constants]
+        self._build([dispatch])
+        return self._fixed[build]
 
     def _by_value_works(self) -> bool:
         """Whether this CuPy passes FftParams by value intact: the probe
@@ -171,10 +178,3 @@ class CudaPlanRunner(MetalPlanRunner):
         if out.size:
             self.run_on_device(plan, cupy.asarray(np.ascontiguousarray(x)), out)
         return cupy.asnumpy(out)
-
-
-class _OneDispatch:
-    """A plan of one dispatch, for CudaPlanRunner.prepare."""
-
-    def __init__(self, dispatch):
-        self.dispatches = [dispatch]

@@ -144,8 +144,8 @@ def run_accuracy(runner: CudaPlanRunner, fixed_shapes: CudaPlanRunner | None = N
     fixed_shape_sample again on it, as groups of their own."""
     cases = [(group, what, case, runner) for group, what, case in accuracy_cases()]
     if fixed_shapes is not None:
-        sampled = [(group + " [constants]", what, case, fixed_shapes) for group, what, case in
-                   accuracy_cases() if not group.startswith("c2c n=1..4096")
+        sampled = [(group + " [constants]", what, case, fixed_shapes)
+                   for group, what, case, _ in cases if not group.startswith("c2c n=1..4096")
                    or fixed_shape_sample(int(what[2:]))]
         collector = PlanCollector()
         for _, _, case, _ in sampled:
