@@ -14,7 +14,7 @@ machine slows as a whole moves both).
 
 Two builds cannot be loaded in one process, and processes differ (allocator
 state, where the kernel maps memory), so one process per build is not
-enough. Items 18 and 19 of docs/performance.md were measured this way.
+enough.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ been mapped, against writing the same block again.
     python benchmarks/first_touch.py [--mib 32] [--repeats 20] [--idle 3] [--small-pages]
 
 A transform's output is fresh memory whenever the allocator maps it anew
-(docs/performance.md, "Left on the table"): every page is then faulted in
+(docs/performance.md, "Fresh output memory"): every page is then faulted in
 and zeroed by the kernel before the transform's first store lands. This
 script measures that cost apart from any FFT: one memset over a private
 block just mapped with huge-page advice (as the library advises its outputs;

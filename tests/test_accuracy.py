@@ -49,7 +49,7 @@ def test_double_precision_meets_the_bound(n):
 
 
 # Complex lines of 2^16 points and more are transformed in two passes of
-# short lines (docs/performance.md, "Long lines"): square and lopsided
+# short lines (four-step, csrc/cpu/four_step.h): square and lopsided
 # splits, a prime factor (Bluestein rows), batches, both directions, a long
 # last axis of a 2-D transform, and a long axis that is not the last (no
 # split).
@@ -78,8 +78,8 @@ def test_long_lines_meet_the_bound(dtype, shape, axes):
 
 
 # Batches of real float64 lines too long for a SIMD group of them to fit in
-# half of L2 are transformed one line at a time (docs/performance.md, item
-# 18); float32 lines and shorter ones stay in groups.
+# half of L2 are transformed one line at a time (csrc/cpu/cpu_planner.cc);
+# float32 lines and shorter ones stay in groups.
 @pytest.mark.parametrize("dtype,shape", [
     (np.float64, (8, 1 << 15)),
     (np.float64, (5, 1 << 16)),
