@@ -150,9 +150,9 @@ inline void for_each_in_bunch(C* base, const std::int64_t* offsets, std::int64_t
 }
 
 // Short contiguous lines carry too little arithmetic per byte for the
-// hardware prefetcher to stay ahead of the transform; a SIMD group of lines
-// this short asks for the memory kShortLineGroupsAhead groups on, where dense
-// lines continue (a third off c2c float64 16-point lines; 128-point ones lost).
+// hardware prefetcher to stay ahead of the transform: a bunch of lines this
+// short asks for the memory kShortLineGroupsAhead bunches on, where dense
+// lines continue. Lines of 128 points gained nothing from it.
 constexpr std::int64_t kShortLineMaxLength = 64;
 constexpr std::int64_t kShortLineGroupsAhead = 2;
 
