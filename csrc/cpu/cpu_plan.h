@@ -55,6 +55,9 @@ struct CpuPass {
   bool lane_plan = false;
   bool single_plan = false;
   bool single_in_line = false;
+  // Short contiguous source lines: each bunch asks for the memory of the
+  // lines that follow it (line_kernels.h).
+  bool prefetch_ahead = false;
   // Scratch of one SIMD group, in vectors of `lanes` complex values.
   std::size_t group_scratch = 0;
   std::int64_t tasks = 1;            // the pass is cut into this many tasks

@@ -23,6 +23,7 @@ std::string CpuPlan::describe() const {
         << kBuffers[static_cast<int>(p.dst)] << " lanes " << p.lanes << " bunch " << p.bunch
         << " tasks " << p.tasks << "x" << p.groups_per_task;
     if (p.twiddled) out << " twiddled " << p.twiddled->rows << "x" << p.twiddled->columns;
+    if (p.prefetch_ahead) out << " prefetch";
     if (p.last) out << " last";
     out << "\n";
   }
@@ -276,6 +277,7 @@ class Planner {
     p.lane_plan = lanes > 1;
     p.single_plan = narrowest == 1 || lines % static_cast<std::int64_t>(narrowest) != 0;
     p.single_in_line = p.n >= 300 && p.n % 4 == 0;  // pocketfft's own rule
+    p.prefetch_ahead = p.src_strides[p.axis] == 1 && p.n <= kShortLineMaxLength;
     const std::size_t pass_index = plan_.passes.size();
     std::size_t bufsize = 0;
     if (p.lane_plan)

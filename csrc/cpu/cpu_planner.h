@@ -46,6 +46,10 @@ using LinePlanSizer = std::function<std::size_t(const LinePlanChoice&)>;
 constexpr std::int64_t kFourStepMinLength = std::int64_t(1) << 16;
 // Neither factor of a four-step split may be shorter than this.
 constexpr std::int64_t kFourStepMinFactor = 16;
+// Contiguous lines of at most this many points carry too little arithmetic
+// per byte for the hardware prefetcher to stay ahead of the transform, and
+// prefetch the lines that follow in software (128-point lines gained nothing).
+constexpr std::int64_t kShortLineMaxLength = 64;
 // Most SIMD groups gathered together.
 constexpr std::size_t kMaxBunch = 8;
 // A pass is cut into tasks of at least this many elements; one of at least

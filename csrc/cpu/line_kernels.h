@@ -149,15 +149,12 @@ inline void for_each_in_bunch(C* base, const std::int64_t* offsets, std::int64_t
   }
 }
 
-// Short contiguous lines carry too little arithmetic per byte for the
-// hardware prefetcher to stay ahead of the transform: a bunch of lines this
-// short asks for the memory kShortLineGroupsAhead bunches on, where dense
-// lines continue. Lines of 128 points gained nothing from it.
-constexpr std::int64_t kShortLineMaxLength = 64;
-constexpr std::int64_t kShortLineGroupsAhead = 2;
+// A bunch of short lines (CpuPass::prefetch_ahead) asks for the memory
+// kShortLineGroupsAhead bunches on, where dense lines continue. The addresses
+// are computed as integers: past the buffer's end they are no object's, and a
+// prefetch of them is harmless.
+constexpr std::size_t kShortLineGroupsAhead = 2;
 
-// The addresses are computed as integers: past the buffer's end they are no
-// object's, and a prefetch of them is harmless.
 template <class E>
 inline void prefetch_following_lines(const E* base, const std::int64_t* offsets,
                                      std::size_t lines, std::int64_t elements) {
@@ -211,8 +208,7 @@ class LineKernels {
     // Contiguous lines move whole tiles first (lane_tiles.h), then the rest
     // value by value (a quarter to two fifths faster than value by value).
     std::int64_t gathered = 0;
-    if (ss == 1 && n <= kShortLineMaxLength)
-      prefetch_following_lines(s, src_off, groups * lanes, n);
+    if (pass.prefetch_ahead) prefetch_following_lines(s, src_off, groups * lanes, n);
     if (ss == 1)
       for (std::size_t g = 0; g < groups; ++g)
         gathered = lane_tiles::gather_values<T, lanes>(
@@ -290,8 +286,7 @@ class LineKernels {
       const auto* s = static_cast<const T*>(r.src);
       auto* d = static_cast<Cmplx<T>*>(r.dst);
       std::int64_t gathered = 0;
-      if (ss == 1 && n <= kShortLineMaxLength)
-        prefetch_following_lines(s, src_off, groups * lanes, n);
+      if (pass.prefetch_ahead) prefetch_following_lines(s, src_off, groups * lanes, n);
       if (ss == 1)
         for (std::size_t g = 0; g < groups; ++g)
           gathered = lane_tiles::gather_values<T, lanes>(
@@ -362,8 +357,7 @@ class LineKernels {
       line[g][0] = take_real(g, 0);
       if (n % 2 == 0 && n > 1) line[g][n - 1] = take_real(g, n / 2);
     }
-    if (ss == 1 && n <= kShortLineMaxLength)
-      prefetch_following_lines(s, src_off, groups * lanes, n / 2 + 1);
+    if (pass.prefetch_ahead) prefetch_following_lines(s, src_off, groups * lanes, n / 2 + 1);
     std::int64_t gathered = 1;
     if (ss == 1 && n > 1)
       for (std::size_t g = 0; g < groups; ++g)

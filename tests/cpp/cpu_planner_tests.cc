@@ -237,6 +237,19 @@ void test_empty_spec_has_no_passes() {
 
 }  // namespace
 
+void test_short_contiguous_lines_prefetch() {
+  const CpuMachine m = machine(8, 2);
+  auto prefetches = [&](TransformKind kind, std::vector<std::int64_t> shape, std::int64_t axis) {
+    const Recorded r = plan_of(spec(kind, std::move(shape), {axis}), m);
+    return r.plan.passes[0].prefetch_ahead;
+  };
+  expect(prefetches(TransformKind::kC2C, {131072, 16}, 1), "c2c of 16 points prefetches");
+  expect(prefetches(TransformKind::kR2C, {32768, 64}, 1), "r2c of 64 points prefetches");
+  expect(prefetches(TransformKind::kC2R, {32768, 64}, 1), "c2r of 64 points prefetches");
+  expect(!prefetches(TransformKind::kC2C, {16384, 128}, 1), "128 points do not");
+  expect(!prefetches(TransformKind::kC2C, {64, 4096}, 0), "strided lines do not");
+}
+
 int main() {
   test_one_axis_c2c();
   test_one_thread_is_one_task();
@@ -250,5 +263,6 @@ int main() {
   test_contiguous_lines_overflowing_l2_run_alone();
   test_bunches();
   test_empty_spec_has_no_passes();
+  test_short_contiguous_lines_prefetch();
   return test_support::report("cpu_planner_tests");
 }
