@@ -220,6 +220,9 @@ NB_MODULE(_core, m) {
     d["execute"] = nb::capsule(CpuExecuteHandler());
     return d;
   });
+  m.def("ffi_api_version", [] { return nb::make_tuple(XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR); },
+        "The XLA FFI API version the handlers were compiled against: jaxlib refuses "
+        "handlers newer than its own.");
   m.def("metal_handlers", [] {
     nb::dict d;
     d["instantiate"] = nb::capsule(MetalInstantiateHandler());
