@@ -5,7 +5,7 @@ checks); sharded ones are distributed with all-to-alls (slab, pencil)."""
 
 from __future__ import annotations
 
-from subprocess_testing import check_ok, run_python
+from subprocess_testing import CPU_ONLY, check_ok, run_python
 
 EIGHT_DEVICES = {"XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
 
@@ -307,6 +307,7 @@ jax.distributed.shutdown()
 
 def test_distributed_fftn_across_processes():
     # Four processes of two CPU devices each, one mesh, gloo collectives.
+    import os
     import socket
     import subprocess
     import sys
@@ -316,7 +317,7 @@ def test_distributed_fftn_across_processes():
         port = str(s.getsockname()[1])
     children = [subprocess.Popen([sys.executable, "-c", MULTI_PROCESS_WORKER, str(i), "4", port],
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                 cwd=tempfile.gettempdir())
+                                 cwd=tempfile.gettempdir(), env={**os.environ, **CPU_ONLY})
                 for i in range(4)]
     outputs = [child.communicate(timeout=600)[0] for child in children]
     for child, output in zip(children, outputs):
