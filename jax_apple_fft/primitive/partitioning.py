@@ -103,7 +103,7 @@ def partitioned(local_transform: Callable, *, ndim: int, kind: TransformKind,
     resized_axis = None if kind == TransformKind.C2C else axes[-1]
 
     def decompose(mesh, arg_shapes, result_shape):
-        """The plan, and the operand layout it starts from."""
+        """The plan, and the operand layout it starts from (None: the operand's)."""
         sizes = dict(mesh.shape)
         operand = arg_shapes[0]
         asked = getattr(result_shape, "sharding", None)  # None when inferring it
@@ -111,11 +111,11 @@ def partitioned(local_transform: Callable, *, ndim: int, kind: TransformKind,
         if target is None and asked is not None:
             target = decomposition.spec_names(asked, ndim, sizes)
         spec = decomposition.spec_names(operand.sharding, ndim, sizes)
-        plan = lambda spec, target: decomposition.plan(
-            operand.shape, spec, sizes, kind=kind, axes=axes, lengths=lengths, scale=scale,
+        plan = lambda start, target: decomposition.plan(
+            operand.shape, start, sizes, kind=kind, axes=axes, lengths=lengths, scale=scale,
             target=target)
         try:
-            return plan(spec, target), spec
+            return plan(spec, target), None
         except UnsupportedError as error:
             if not gather_unsupported_layouts:
                 with _refusals_lock:
@@ -141,7 +141,8 @@ def partitioned(local_transform: Callable, *, ndim: int, kind: TransformKind,
             return x
 
         result = NamedSharding(mesh, decomposition.partition_spec(plan.out_spec))
-        operand = NamedSharding(mesh, decomposition.partition_spec(operand_spec))
+        operand = (arg_shapes[0].sharding if operand_spec is None else
+                   NamedSharding(mesh, decomposition.partition_spec(operand_spec)))
         return mesh, run, result, (operand,)
 
     wrapped.def_partition(infer_sharding_from_operands=infer, partition=partition,
