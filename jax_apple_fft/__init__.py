@@ -5,6 +5,19 @@ vmap. Keyword-only ``backend=`` picks where it runs ("auto", "cpu",
 "metal"); ``cache=`` names the PlanCache that owns its plans.
 """
 
+import importlib.util as _importlib_util
+import pathlib as _pathlib
+
+if _importlib_util.find_spec("jax_apple_fft._core") is None:
+    # Else the first `from jax_apple_fft import _core` fails as a "circular import".
+    raise ImportError(
+        f"jax_apple_fft: the compiled module _core is missing from "
+        f"{_pathlib.Path(__file__).parent}: Python imported this package from a source tree "
+        f"(the directory Python runs in comes first on sys.path) where _core is not built. "
+        f"Install the package (python -m pip install .) and run Python from another "
+        f"directory, or build _core in place: cmake -S . -B build && cmake --build build && "
+        f"cp build/_core*.so jax_apple_fft/")
+
 from jax_apple_fft.errors import (
     BackendUnavailableError,
     CacheClosedError,

@@ -17,6 +17,10 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+# The tests exercise this package's CPU path: where JAX's default device is
+# another (a GPU), arrays not placed explicitly still go to the CPU.
+jax.config.update("jax_default_device", jax.devices("cpu")[0])
+
 
 @pytest.fixture
 def x64():

@@ -12,6 +12,8 @@ import textwrap
 
 import pytest
 
+CPU_ONLY = {"JAX_PLATFORMS": "cpu"}
+
 
 def run_python(code: str, *args: str, flags=(), timeout: float = 300,
                limit_address_space: int | None = None, cwd=None,
@@ -19,13 +21,16 @@ def run_python(code: str, *args: str, flags=(), timeout: float = 300,
     """Runs `code` (dedented) with `python flags -c code args`; returns the
     completed process. `limit_address_space` sets RLIMIT_AS in the child. It
     runs outside the repository by default, where `-c` would put the source
-    tree's package (no compiled _core) ahead of the installed one."""
+    tree's package (no compiled _core) ahead of the installed one, and on
+    JAX's CPU client only (CPU_ONLY), as the tests in this process run on the
+    CPU where JAX's default device is another (conftest.py)."""
     code = textwrap.dedent(code)
     if limit_address_space is not None:  # set in the child: no fork hook in a threaded parent
         code = (f"import resource\nresource.setrlimit(resource.RLIMIT_AS, "
                 f"({limit_address_space}, {limit_address_space}))\n{code}")
     return subprocess.run([sys.executable, *flags, "-c", code, *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=cwd or tempfile.gettempdir(), env={**os.environ, **(env or {})})
+                          text=True, timeout=timeout, cwd=cwd or tempfile.gettempdir(),
+                          env={**os.environ, **CPU_ONLY, **(env or {})})
 
 
 def check_ok(result: subprocess.CompletedProcess) -> str:

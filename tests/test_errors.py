@@ -338,8 +338,8 @@ def test_primitive_rejects_inconsistent_parameters():
     """The primitive's own shape rule guards against misuse of fft_p."""
     from jax_apple_fft.primitive import TransformKind, fft_p
 
-    params = {"forward": True, "scale": 1.0, "backend": "cpu", "cache": af.default_cache(),
-              "overwrite_x": False}
+    params = {"forward": True, "scale": 1.0, "backend": "cpu", "auto_backend": False,
+              "cache": af.default_cache(), "overwrite_x": False}
     with pytest.raises(ValueError):
         fft_p.bind(jnp.zeros((4, 6), jnp.complex64), kind=TransformKind.C2C, axes=(1,),
                    lengths=(5,), **params)

@@ -65,3 +65,16 @@ def test_python_m_pytest_from_the_repository_root():
          "tests/test_errors.py::test_error_hierarchy"],
         cwd=root, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_a_source_tree_without_core_says_so_on_import(tmp_path):
+    # Python run in a source checkout imports its package, which has no
+    # compiled _core unless one was built there.
+    shutil.copytree(pathlib.Path(jax_apple_fft.__file__).parent, tmp_path / "jax_apple_fft",
+                    ignore=shutil.ignore_patterns("_core*", "__pycache__"))
+    result = run_python("import jax_apple_fft", cwd=tmp_path)
+    assert result.returncode != 0
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert last_line.startswith("ImportError: jax_apple_fft: the compiled module _core is "
+                                "missing"), result.stderr
+    assert "pip install ." in last_line and "circular" not in result.stderr

@@ -19,6 +19,7 @@ import pytest
 
 import jax_apple_fft as af
 from fft_testing import assert_matches, make_input
+from subprocess_testing import CPU_ONLY
 
 C2C, R2C, C2R = 0, 1, 2
 SINGLE, DOUBLE = 0, 1
@@ -349,7 +350,7 @@ def test_failed_plan_build_raises_and_leaves_no_entry(tmp_path):
     counted, no entry left, and it must fail fast. Run in a child process
     watched for memory, so that a build that tries to allocate its way there
     is stopped (and reported) long before it can exhaust the machine."""
-    env = dict(os.environ)
+    env = {**os.environ, **CPU_ONLY}
     root = os.path.dirname(os.path.dirname(af.__file__))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     # The child starts in an empty directory so that `import jax_apple_fft`

@@ -59,7 +59,7 @@ def _lower_lax_fft(ctx, x, *, fft_type, fft_lengths):
         ctx, x, kind=kind, forward=forward, axes=axes, lengths=lengths,
         scale=1.0 / size if divides else 1.0,
         backend=resolve_backend(backend, aval_in.dtype, aval_in.size),
-        cache=arguments.check_cache(cache))
+        cache=arguments.check_cache(cache), gather_unsupported_layouts=True)
 
 
 def enable(*, backend: str = "cpu", cache: PlanCache | None = None) -> None:

@@ -93,10 +93,10 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
         return jnp.zeros(result, result_dtype)
     x = arguments.fit_to_lengths(x, axes, input_lengths)
     scale = arguments.norm_scale(norm, math.prod(lengths), inverse)
-    backend = resolve_backend(backend, x.dtype, x.size)  # "auto" depends on dtype and size
+    chosen = resolve_backend(backend, x.dtype, x.size)  # "auto" depends on dtype and size
     y = transform(x, kind=kind, forward=forward, axes=axes, lengths=lengths,
-                  scale=scale, backend=backend, cache=cache,
-                  overwrite_x=bool(overwrite_x) and backend == "cpu",
+                  scale=scale, backend=chosen, auto_backend=backend == "auto", cache=cache,
+                  overwrite_x=bool(overwrite_x) and chosen == "cpu",
                   out_spec=target_spec(out_sharding, x, name=name))
     return constrain(y, out_sharding)
 

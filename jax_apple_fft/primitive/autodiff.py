@@ -29,13 +29,13 @@ def _half_spectrum_weights(n: int, inner: float, axis: int, ndim: int, dtype):
     return w.reshape([bins if d == axis else 1 for d in range(ndim)])
 
 
-def _transpose(ct, x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x,
-               out_spec=None):
+def _transpose(ct, x, *, kind, forward, axes, lengths, scale, backend, auto_backend, cache,
+               overwrite_x, out_spec=None):
     del out_spec
     # The cotangent takes the operand's layout (explicit sharding needs it).
     layout = decomposition.explicit_spec(x.aval)
     params = dict(forward=forward, axes=axes, lengths=lengths, scale=scale,
-                  backend=backend, cache=cache, out_spec=layout)
+                  backend=backend, auto_backend=auto_backend, cache=cache, out_spec=layout)
     real_axis, n = axes[-1], lengths[-1]
     if kind == TransformKind.C2C:
         result = transform(ct, kind=TransformKind.C2C, overwrite_x=overwrite_x, **params)

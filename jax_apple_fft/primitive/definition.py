@@ -8,7 +8,10 @@ One primitive serves every transform. Its static parameters:
   lengths  the transform length along each axis (the real length n for the
            real axis, whose complex side holds n // 2 + 1)
   scale    a factor fused into the transform (normalisation)
-  backend  "cpu" or "metal", fixed at trace time
+  backend  "cpu", "metal" or "metal-emulated", fixed at trace time
+  auto_backend  whether `backend` was chosen by the "auto" rule: then a
+           lowering for another platform than the CPU (a GPU, a TPU) runs
+           JAX's own FFT there; an explicit backend refuses it (lowering.py)
   cache    the PlanCache that owns the plans
   overwrite_x  C2C only: the result may take the input's buffer (XLA aliases
            them; see docs/zero_copy.md). Never changes a value: where the
@@ -34,8 +37,8 @@ fft_p = Primitive("apple_fft")
 fft_p.def_impl(lambda x, **params: dispatch.apply_primitive(fft_p, x, **params))
 
 
-def transform(x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x=False,
-              out_spec=None):
+def transform(x, *, kind, forward, axes, lengths, scale, backend, cache, auto_backend=False,
+              overwrite_x=False, out_spec=None):
     """Binds the primitive; arguments as described in this module's docstring."""
     return fft_p.bind(
         x,
@@ -45,6 +48,7 @@ def transform(x, *, kind, forward, axes, lengths, scale, backend, cache, overwri
         lengths=tuple(int(n) for n in lengths),
         scale=float(scale),
         backend=backend,
+        auto_backend=bool(auto_backend),
         cache=cache,
         overwrite_x=bool(overwrite_x),
         out_spec=None if out_spec is None else tuple(tuple(names) for names in out_spec),
@@ -73,9 +77,9 @@ def result_type(shape, dtype, *, kind, axes, lengths) -> tuple[tuple[int, ...], 
     return tuple(shape), np.dtype(dtype)
 
 
-def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, cache, overwrite_x,
-                   out_spec=None):
-    del forward, scale, backend, cache
+def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, auto_backend, cache,
+                   overwrite_x, out_spec=None):
+    del forward, scale, backend, auto_backend, cache
     if len(axes) != len(lengths) or not axes:
         raise ValueError("apple_fft needs one length per axis and at least one axis")
     if overwrite_x and kind != TransformKind.C2C:

@@ -1,4 +1,5 @@
-"""Lowering to the backend's XLA FFI target, with typed attributes.
+"""Lowering to the backend's XLA FFI target, with typed attributes, for the
+CPU; other platforms lower as other_platforms.py says.
 
 "cpu" lowers to the CPU target. "metal" and "metal-emulated" lower to the
 one Metal target; its `executor` attribute picks the Apple GPU (0) or the
@@ -13,7 +14,7 @@ import numpy as np
 from jax._src import dispatch
 from jax.interpreters import mlir
 
-from jax_apple_fft.primitive import partitioning
+from jax_apple_fft.primitive import other_platforms, partitioning
 from jax_apple_fft.primitive.definition import TransformKind, fft_p, is_double, result_type
 from jax_apple_fft.runtime import registration
 
@@ -33,10 +34,10 @@ def _attributes(aval, *, kind, forward, axes, lengths, scale, cache):
     )
 
 
-def _lower_metal(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache):
+def _lower_metal(ctx, x, *, kind, forward, axes, lengths, scale, backend, auto_backend, cache):
     # The Metal executors take distinct buffers: overwrite_x is not used here.
-    params = dict(axes=axes, lengths=lengths, scale=scale, backend=backend, cache=cache,
-                  overwrite_x=False)
+    params = dict(axes=axes, lengths=lengths, scale=scale, backend=backend,
+                  auto_backend=auto_backend, cache=cache, overwrite_x=False)
     # The Metal kernels run R2C forward and C2R inverse only. The other signs
     # (ihfft, hfft, and the transposes of real transforms) follow from
     # conjugation, since the real side is its own conjugate.
@@ -69,11 +70,14 @@ def _cpu_call(x, *, kind, forward, axes, lengths, scale, cache, overwrite_x):
 
 
 def lower_transform(ctx, x, *, kind, forward, axes, lengths, scale, backend, cache,
-                    overwrite_x=False, out_spec=None):
-    """The primitive's CPU lowering (also used by the drop-in for lax.fft)."""
+                    auto_backend=False, overwrite_x=False, out_spec=None,
+                    gather_unsupported_layouts=False):
+    """The primitive's CPU lowering (also used by the drop-in for lax.fft).
+    `gather_unsupported_layouts`: a sharding the decomposition cannot serve
+    is gathered as XLA gathers it for its own FFT, instead of raising."""
     if backend in _METAL_EXECUTORS:
         return _lower_metal(ctx, x, kind=kind, forward=forward, axes=axes, lengths=lengths,
-                            scale=scale, backend=backend, cache=cache)
+                            scale=scale, backend=backend, auto_backend=auto_backend, cache=cache)
     if backend != "cpu":
         raise NotImplementedError(f"no lowering for backend {backend!r} in this build")
     if partitioning.spmd_devices(ctx) <= 1:
@@ -90,11 +94,13 @@ def lower_transform(ctx, x, *, kind, forward, axes, lengths, scale, backend, cac
 
     call = partitioning.partitioned(local_transform, ndim=len(ctx.avals_in[0].shape), kind=kind,
                                     axes=tuple(axes), lengths=tuple(lengths), scale=scale,
-                                    out_spec=out_spec)
+                                    out_spec=out_spec,
+                                    gather_unsupported_layouts=gather_unsupported_layouts)
     return mlir.lower_fun(call, multiple_results=False)(ctx, x)
 
 
 mlir.register_lowering(fft_p, lower_transform, platform="cpu", cacheable=False)
+mlir.register_lowering(fft_p, other_platforms.lower_elsewhere)  # every other platform
 # A sharded lowering holds a custom_partitioning call, which needs the
 # computation's device assignment: JAX provides it only to primitives in this
 # set, and only to lowerings it does not cache.
