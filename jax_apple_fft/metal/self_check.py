@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 
 import jax
 import numpy as np
@@ -170,17 +171,23 @@ def _run_one(check: Check, backend: str, cache: PlanCache) -> CheckResult:
     return CheckResult(check, error, "")
 
 
-def run_self_check(backend: str, checks: tuple[Check, ...] | None = None) -> SelfCheckReport:
+def run_self_check(backend: str, checks: tuple[Check, ...] | None = None,
+                   on_result: Callable[[CheckResult], None] | None = None) -> SelfCheckReport:
     """Runs `checks` (default: CHECKS) on `backend` ("metal" or
     "metal-emulated") with a PlanCache of their own, eagerly, even inside a
-    trace. A check that raises fails; nothing here raises."""
+    trace, handing each result to `on_result` as it comes. A check that
+    raises fails; nothing here raises."""
     checks = CHECKS if checks is None else checks
     cache = PlanCache()
+    results = []
     try:
         with (jax.ensure_compile_time_eval(), jax.transfer_guard("allow"),
               jax.default_device(jax.devices("cpu")[0])):
-            results = tuple(_run_one(check, backend, cache) for check in checks)
-        return SelfCheckReport(backend, results, cache.metal_stats().get(backend),
+            for check in checks:
+                results.append(_run_one(check, backend, cache))
+                if on_result is not None:
+                    on_result(results[-1])
+        return SelfCheckReport(backend, tuple(results), cache.metal_stats().get(backend),
                                cache.stats().entries)
     finally:
         cache.close()
