@@ -3,6 +3,7 @@ numpy oracle, tolerances, input makers) are in fft_testing.py."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import sys
 
@@ -16,6 +17,13 @@ if not any((_REPOSITORY / "jax_apple_fft").glob("_core*")):
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _verdicts_of_this_run(tmp_path_factory):
+    """Metal self-check verdicts go to the test run's own directory, not the
+    user's cache: each run checks afresh and leaves nothing behind."""
+    os.environ["JAX_APPLE_FFT_CACHE_DIR"] = str(tmp_path_factory.mktemp("verdicts"))
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from jax_apple_fft.runtime.cache import MetalTransferStats, PlanCache
 __all__ = ["CHECKS", "Check", "CheckResult", "SelfCheckReport", "run_self_check"]
 
 _EPS32 = float(np.finfo(np.float32).eps)
-_SEED = 20240607
+_SEED = 7
 
 
 @dataclasses.dataclass(frozen=True)
