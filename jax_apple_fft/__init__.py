@@ -22,6 +22,7 @@ from jax_apple_fft.errors import (
     BackendUnavailableError,
     CacheClosedError,
     JaxAppleFftError,
+    MetalSelfCheckWarning,
     PlanBuildError,
     UnsupportedError,
 )
@@ -46,12 +47,11 @@ from jax_apple_fft.frontend.transforms import (
 from jax_apple_fft.runtime.backends import BackendInfo, backends
 from jax_apple_fft.runtime.cache import CacheStats, PlanCache, default_cache
 from jax_apple_fft.runtime.registration import register_targets
-
-__version__ = "0.1.0"
+from jax_apple_fft.version import __version__
 
 __all__ = [
     "BackendInfo", "BackendUnavailableError", "CacheClosedError", "CacheStats",
-    "JaxAppleFftError", "PlanBuildError", "PlanCache", "UnsupportedError",
+    "JaxAppleFftError", "MetalSelfCheckWarning", "PlanBuildError", "PlanCache", "UnsupportedError",
     "backends", "default_cache", "register_targets",
     "enable", "disable", "enabled", "is_enabled",
     "fft", "ifft", "rfft", "irfft", "hfft", "ihfft",

@@ -1,5 +1,5 @@
-"""Exceptions raised by jax_apple_fft. ``JaxAppleFftError`` is the base of
-every one of them, including those the native extension raises."""
+"""Exceptions raised by jax_apple_fft, and its warnings. ``JaxAppleFftError``
+is the base of every exception, including those the native extension raises."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ __all__ = [
     "BackendUnavailableError",
     "CacheClosedError",
     "JaxAppleFftError",
+    "MetalSelfCheckWarning",
     "PlanBuildError",
     "UnsupportedError",
 ]
@@ -33,3 +34,9 @@ class CacheClosedError(JaxAppleFftError, RuntimeError):
     """The PlanCache was closed. Raised when a transform is traced with it; a
     computation compiled before the close fails when run, with a
     ``jax.errors.JaxRuntimeError`` (FAILED_PRECONDITION) that says so."""
+
+
+class MetalSelfCheckWarning(UserWarning):
+    """The Metal self-check failed on this device, so ``backend="auto"``
+    runs on the CPU. Warned once per process; the message names the failing
+    check and how to report it."""

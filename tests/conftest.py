@@ -3,6 +3,7 @@ numpy oracle, tolerances, input makers) are in fft_testing.py."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import sys
 
@@ -20,6 +21,13 @@ import pytest  # noqa: E402
 # The tests exercise this package's CPU path: where JAX's default device is
 # another (a GPU), arrays not placed explicitly still go to the CPU.
 jax.config.update("jax_default_device", jax.devices("cpu")[0])
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _verdicts_of_this_run(tmp_path_factory):
+    """Metal self-check verdicts go to the test run's own directory, not the
+    user's cache: each run checks afresh and leaves nothing behind."""
+    os.environ["JAX_APPLE_FFT_CACHE_DIR"] = str(tmp_path_factory.mktemp("verdicts"))
 
 
 @pytest.fixture

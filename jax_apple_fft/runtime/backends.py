@@ -8,7 +8,8 @@ Backends:
                     on any OS. Slow; only used when asked for by name.
 
 ``auto`` picks "metal" for float32/complex64 transforms of at least
-``METAL_AUTO_MIN_ELEMENTS`` input elements when Metal is available, and
+``METAL_AUTO_MIN_ELEMENTS`` input elements when Metal is available and its
+self-check has passed on this device (runtime/device_verdicts.py), and
 "cpu" otherwise. The choice is made at trace time and recorded in the
 primitive's ``backend`` parameter, so the jaxpr shows it.
 """
@@ -24,6 +25,7 @@ import numpy as np
 
 from jax_apple_fft import _core
 from jax_apple_fft.errors import BackendUnavailableError, UnsupportedError
+from jax_apple_fft.runtime import device_verdicts
 
 __all__ = ["BackendInfo", "backends", "resolve_backend", "BACKEND_NAMES",
            "METAL_AUTO_MIN_ELEMENTS"]
@@ -75,6 +77,24 @@ def _is_single(dtype) -> bool:
     return np.dtype(dtype) in (np.dtype(np.float32), np.dtype(np.complex64))
 
 
+def _auto_gpu() -> tuple[str, BackendInfo]:
+    """The GPU backend "auto" may choose, and whether it runs here. Tests
+    stand the emulator in for the GPU through this function."""
+    return "metal", _metal_info()
+
+
+def _auto_backend(dtype, size: int) -> str:
+    """The auto rule: a large single-precision transform runs on the GPU when
+    it is available and its self-check passed here (run now if never run);
+    everything else on the CPU."""
+    if dtype is None or not _is_single(dtype) or size < METAL_AUTO_MIN_ELEMENTS:
+        return "cpu"
+    gpu, info = _auto_gpu()
+    if info.available and device_verdicts.auto_may_choose(gpu, info.reason):
+        return gpu
+    return "cpu"
+
+
 def resolve_backend(requested: str, dtype=None, size: int = 0) -> str:
     """Turns a requested backend into the one that will run, at trace time.
 
@@ -88,11 +108,9 @@ def resolve_backend(requested: str, dtype=None, size: int = 0) -> str:
         raise ValueError(f"backend must be one of {BACKEND_NAMES}, got {requested!r}")
     if requested == "cpu":
         return "cpu"
-    metal = _metal_info()
     if requested == "auto":
-        use_metal = (metal.available and dtype is not None and _is_single(dtype)
-                     and size >= METAL_AUTO_MIN_ELEMENTS)
-        return "metal" if use_metal else "cpu"
+        return _auto_backend(dtype, size)
+    metal = _metal_info()
     if requested == "metal" and not metal.available:
         raise BackendUnavailableError(
             f"backend='metal' is unavailable: {metal.reason}. "

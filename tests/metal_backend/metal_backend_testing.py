@@ -1,6 +1,9 @@
-"""Helpers of the Metal-path JAX tests: inputs and the float32 accuracy bound."""
+"""Helpers of the Metal-path JAX tests: inputs, the float32 accuracy bound,
+and a self-check that fails."""
 
 import numpy as np
+
+from jax_apple_fft.metal.self_check import Check
 
 EPS32 = float(np.finfo(np.float32).eps)
 
@@ -27,3 +30,13 @@ def real_input(rng, shape) -> np.ndarray:
 
 def assert_close(got, want, n: int):
     assert relative_error(got, want) <= bound(n), relative_error(got, want)
+
+
+class WrongReference(Check):
+    """A self-check whose reference is off by a factor of 2."""
+
+    def reference(self, x):
+        return 2 * super().reference(x)
+
+
+PLANTED_FAILURE = WrongReference("planted failure", "fftn", (64,))

@@ -8,6 +8,7 @@ import pytest
 
 import jax_apple_fft as af
 from jax_apple_fft.runtime import backends as backends_module
+from jax_apple_fft.runtime import device_verdicts
 
 ON_APPLE_SILICON = af.backends()["metal"].available
 
@@ -56,9 +57,12 @@ def test_metal_emulated_is_never_chosen_by_auto():
 
 @pytest.fixture
 def metal_available(monkeypatch):
-    """Pretends Metal is available, to check the rule (tracing only, nothing runs)."""
+    """Pretends Metal is available and its self-check passed, to check the
+    rule (tracing only, nothing runs)."""
     info = af.BackendInfo("metal", True, "pretended by the test", "source")
     monkeypatch.setattr(backends_module, "_metal_info", lambda: info)
+    monkeypatch.setitem(device_verdicts._verdicts, device_verdicts.key("metal", info.reason),
+                        device_verdicts.Verdict(passed=True))
 
 
 @pytest.mark.parametrize("shape,dtype,expected", [
