@@ -1,5 +1,6 @@
 #include "cache/scratch_arena.h"
 
+#include <algorithm>
 #include <new>
 
 #include "cache/huge_pages.h"
@@ -12,10 +13,10 @@ std::align_val_t alignment_for(std::size_t bytes) {
   return std::align_val_t{bytes >= kHugePageMinBytes ? kHugePageBytes : 64};
 }
 
-void* allocate(std::size_t bytes) {
-  if (bytes == 0) bytes = 1;
-  void* data = ::operator new(bytes, alignment_for(bytes));
-  advise_huge_pages(data, bytes);
+// Null where the memory is not there: never throws (see try_acquire).
+void* allocate(std::size_t bytes) noexcept {
+  void* data = ::operator new(bytes, alignment_for(bytes), std::nothrow);
+  if (data) advise_huge_pages(data, bytes);
   return data;
 }
 void deallocate(void* data, std::size_t bytes) { ::operator delete(data, alignment_for(bytes)); }
@@ -45,6 +46,13 @@ ScratchArena::Lease::~Lease() {
 }
 
 ScratchArena::Lease ScratchArena::acquire(std::size_t bytes) {
+  Lease lease = try_acquire(bytes);
+  if (!lease.data()) throw std::bad_alloc();
+  return lease;
+}
+
+ScratchArena::Lease ScratchArena::try_acquire(std::size_t bytes) noexcept {
+  bytes = std::max<std::size_t>(bytes, 1);  // data() is null only on failure
   // Always from the first lane: calls in sequence then reuse the same few
   // buffers, and only as many large ones stay alive as ran at once.
   for (std::size_t index = 0; index < lane_count_; ++index) {
@@ -52,19 +60,20 @@ ScratchArena::Lease ScratchArena::acquire(std::size_t bytes) {
     if (lane.busy.exchange(true, std::memory_order_acquire)) continue;
     if (lane.capacity < bytes) {
       free_lane_buffer(lane);
-      try {
-        lane.data = allocate(bytes);
-      } catch (...) {
+      lane.data = allocate(bytes);
+      if (!lane.data) {
         lane.busy.store(false, std::memory_order_release);
-        throw;
+        return Lease(nullptr, -1, nullptr, 0);
       }
       lane.capacity = bytes;
       retained_.fetch_add(bytes, std::memory_order_relaxed);
     }
     return Lease(this, static_cast<std::ptrdiff_t>(index), lane.data, bytes);
   }
+  void* data = allocate(bytes);
+  if (!data) return Lease(nullptr, -1, nullptr, 0);
   transient_.fetch_add(1, std::memory_order_relaxed);
-  return Lease(this, -1, allocate(bytes), bytes);
+  return Lease(this, -1, data, bytes);
 }
 
 void ScratchArena::give_back(std::ptrdiff_t index) {

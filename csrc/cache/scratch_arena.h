@@ -42,6 +42,11 @@ class ScratchArena {
 
   // 64-byte aligned memory of at least `bytes`; throws std::bad_alloc.
   Lease acquire(std::size_t bytes);
+  // The same, with a null data() where the memory is not there. Worker
+  // threads use it: a throw there is a first touch of the C++ runtime's
+  // thread-local exception state, which glibc allocates lazily for a loaded
+  // module and, out of memory, aborts the process instead of failing.
+  Lease try_acquire(std::size_t bytes) noexcept;
   // Frees the buffers of idle lanes.
   void release_idle();
 
