@@ -32,12 +32,11 @@ class ScratchArena {
 
    private:
     friend class ScratchArena;
-    Lease(ScratchArena* arena, std::ptrdiff_t lane, void* data, std::size_t bytes)
-        : arena_(arena), lane_(lane), data_(data), bytes_(bytes) {}
+    Lease(ScratchArena* arena, std::ptrdiff_t lane, void* data)
+        : arena_(arena), lane_(lane), data_(data) {}
     ScratchArena* arena_;
     std::ptrdiff_t lane_;  // -1: transient buffer owned by the lease
     void* data_;
-    std::size_t bytes_;
   };
 
   // 64-byte aligned memory of at least `bytes`; throws std::bad_alloc.
