@@ -504,3 +504,17 @@ def test_default_cache_is_used_when_none_given(rng):
     again = cache.stats()
     assert again.builds == after.builds and again.hits > after.hits
     assert_consistent(cache)
+
+
+def test_four_step_plans_keep_tables_of_about_sqrt_n():
+    # A long line runs as two passes of about sqrt(n) points with twiddles
+    # between them; the plan keeps O(sqrt(n)) bytes of tables, not an n-point
+    # table as large as the input.
+    def plan_bytes(n):
+        cache = af.PlanCache(threads=1)
+        af.fft(np.zeros(n, np.complex64), cache=cache).block_until_ready()
+        return cache.stats().plan_bytes
+
+    small, large = plan_bytes(2**18), plan_bytes(2**24)
+    assert large < 2**24 * 8 // 32, large  # an n-point complex64 table alone is 2**24 * 8
+    assert large < 16 * small, (small, large)  # n grows 64-fold, sqrt(n) 8-fold

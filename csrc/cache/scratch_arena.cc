@@ -1,5 +1,7 @@
 #include "cache/scratch_arena.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <new>
 
 #include "cache/huge_pages.h"
@@ -8,17 +10,20 @@ namespace jax_apple_fft {
 namespace {
 
 // Large buffers start on a huge page so that all of them can be one.
-std::align_val_t alignment_for(std::size_t bytes) {
-  return std::align_val_t{bytes >= kHugePageMinBytes ? kHugePageBytes : 64};
+std::size_t alignment_for(std::size_t bytes) {
+  return bytes >= kHugePageMinBytes ? kHugePageBytes : 64;
 }
 
-void* allocate(std::size_t bytes) {
-  if (bytes == 0) bytes = 1;
-  void* data = ::operator new(bytes, alignment_for(bytes));
+// Null where the memory is not there, without a throw anywhere (see
+// try_acquire): libstdc++'s nothrow operator new catches the throwing one's
+// exception, so it is posix_memalign.
+void* allocate(std::size_t bytes) noexcept {
+  void* data = nullptr;
+  if (posix_memalign(&data, alignment_for(bytes), bytes) != 0) return nullptr;
   advise_huge_pages(data, bytes);
   return data;
 }
-void deallocate(void* data, std::size_t bytes) { ::operator delete(data, alignment_for(bytes)); }
+void deallocate(void* data) { std::free(data); }
 
 }  // namespace
 
@@ -30,7 +35,7 @@ ScratchArena::~ScratchArena() {
 }
 
 ScratchArena::Lease::Lease(Lease&& other) noexcept
-    : arena_(other.arena_), lane_(other.lane_), data_(other.data_), bytes_(other.bytes_) {
+    : arena_(other.arena_), lane_(other.lane_), data_(other.data_) {
   other.arena_ = nullptr;
   other.data_ = nullptr;
 }
@@ -38,13 +43,20 @@ ScratchArena::Lease::Lease(Lease&& other) noexcept
 ScratchArena::Lease::~Lease() {
   if (!arena_) return;
   if (lane_ < 0) {
-    deallocate(data_, bytes_);
+    deallocate(data_);
   } else {
     arena_->give_back(lane_);
   }
 }
 
 ScratchArena::Lease ScratchArena::acquire(std::size_t bytes) {
+  Lease lease = try_acquire(bytes);
+  if (!lease.data()) throw std::bad_alloc();
+  return lease;
+}
+
+ScratchArena::Lease ScratchArena::try_acquire(std::size_t bytes) noexcept {
+  bytes = std::max<std::size_t>(bytes, 1);  // data() is null only on failure
   // Always from the first lane: calls in sequence then reuse the same few
   // buffers, and only as many large ones stay alive as ran at once.
   for (std::size_t index = 0; index < lane_count_; ++index) {
@@ -52,19 +64,20 @@ ScratchArena::Lease ScratchArena::acquire(std::size_t bytes) {
     if (lane.busy.exchange(true, std::memory_order_acquire)) continue;
     if (lane.capacity < bytes) {
       free_lane_buffer(lane);
-      try {
-        lane.data = allocate(bytes);
-      } catch (...) {
+      lane.data = allocate(bytes);
+      if (!lane.data) {
         lane.busy.store(false, std::memory_order_release);
-        throw;
+        return Lease(nullptr, -1, nullptr);
       }
       lane.capacity = bytes;
       retained_.fetch_add(bytes, std::memory_order_relaxed);
     }
-    return Lease(this, static_cast<std::ptrdiff_t>(index), lane.data, bytes);
+    return Lease(this, static_cast<std::ptrdiff_t>(index), lane.data);
   }
+  void* data = allocate(bytes);
+  if (!data) return Lease(nullptr, -1, nullptr);
   transient_.fetch_add(1, std::memory_order_relaxed);
-  return Lease(this, -1, allocate(bytes), bytes);
+  return Lease(this, -1, data);
 }
 
 void ScratchArena::give_back(std::ptrdiff_t index) {
@@ -85,7 +98,7 @@ void ScratchArena::release_idle() {
 
 void ScratchArena::free_lane_buffer(Lane& lane) {
   if (!lane.data) return;
-  deallocate(lane.data, lane.capacity);
+  deallocate(lane.data);
   retained_.fetch_sub(lane.capacity, std::memory_order_relaxed);
   lane.data = nullptr;
   lane.capacity = 0;

@@ -32,16 +32,20 @@ class ScratchArena {
 
    private:
     friend class ScratchArena;
-    Lease(ScratchArena* arena, std::ptrdiff_t lane, void* data, std::size_t bytes)
-        : arena_(arena), lane_(lane), data_(data), bytes_(bytes) {}
+    Lease(ScratchArena* arena, std::ptrdiff_t lane, void* data)
+        : arena_(arena), lane_(lane), data_(data) {}
     ScratchArena* arena_;
     std::ptrdiff_t lane_;  // -1: transient buffer owned by the lease
     void* data_;
-    std::size_t bytes_;
   };
 
   // 64-byte aligned memory of at least `bytes`; throws std::bad_alloc.
   Lease acquire(std::size_t bytes);
+  // The same, with a null data() where the memory is not there. Worker
+  // threads use it: a throw there is a first touch of the C++ runtime's
+  // thread-local exception state, which glibc allocates lazily for a loaded
+  // module and, out of memory, aborts the process instead of failing.
+  Lease try_acquire(std::size_t bytes) noexcept;
   // Frees the buffers of idle lanes.
   void release_idle();
 

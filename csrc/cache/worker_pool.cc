@@ -2,6 +2,10 @@
 
 #include <pthread.h>
 
+#if defined(__GLIBCXX__)
+#include <cxxabi.h>
+#endif
+
 #include <algorithm>
 #include <system_error>
 
@@ -14,6 +18,17 @@ void name_this_thread() {
   pthread_setname_np("jax_apple_fft");
 #elif defined(__linux__)
   pthread_setname_np(pthread_self(), "jax_apple_fft");
+#endif
+}
+
+// Allocates the C++ runtime's thread-local exception state of the calling
+// thread, if it has none yet. glibc allocates a loaded library's thread-local
+// data on a thread's first use, and aborts the process when it cannot; a
+// throw here (a refused worker, scratch out of memory) comes when memory has
+// run out, so the state must exist before the workers take what is left.
+void touch_exception_state() {
+#if defined(__GLIBCXX__)
+  abi::__cxa_get_globals();
 #endif
 }
 
@@ -114,6 +129,7 @@ void WorkerPool::parallel_for(std::size_t tasks,
     for (std::size_t i = 0; i < tasks; ++i) body(i);
     return;
   }
+  touch_exception_state();
   auto job = std::make_shared<Job>();
   job->body = &body;
   job->tasks = tasks;

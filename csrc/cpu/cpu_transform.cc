@@ -10,6 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
+#include <vector>
 
 #include "cache/huge_pages.h"
 #include "cpu/cpu_planner.h"
@@ -69,10 +70,28 @@ class CpuTransformImpl final : public CpuTransform {
     plans_.resize(plan_.passes.size());
     for (std::size_t i = 0; i < plan_.passes.size(); ++i) {
       const CpuPass& pass = plan_.passes[i];
-      if (pass.twiddled) plans_[i].twiddles = get_four_step_twiddles<T>(cache, *pass.twiddled);
+      if (pass.twiddled) plans_[i].twiddles = get_four_step_twiddles<T>(cache, *pass.twiddled, pass.lanes);
       if (half_length_op(pass.op))
         plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.n);
     }
+  }
+
+  // CpuTransform::working_bytes. pocketfft's buffer for a line of n points
+  // is at most 4n + 64 values (Bluestein's is the largest), and its tables
+  // with Bluestein's or Rader's kernels at most 8n complex values.
+  static std::size_t working_bytes(const TransformSpec& spec, std::int64_t threads) {
+    const auto buffer_bound = [](const LinePlanChoice& c) {
+      return 4 * static_cast<std::size_t>(c.n) + 64;
+    };
+    const CpuPlan plan = plan_cpu_transform(spec, machine(threads), buffer_bound);
+    std::size_t scratch = 0, tables = 0;
+    for (const CpuPass& pass : plan.passes) {
+      scratch = std::max(scratch, pass.bunch * pass.group_scratch * pass.lanes);
+      tables += 8 * static_cast<std::size_t>(pass.n);
+    }
+    const std::size_t threads_at_once = static_cast<std::size_t>(std::max<std::int64_t>(threads, 1));
+    return (static_cast<std::size_t>(plan.temp_elements) + threads_at_once * scratch + tables) *
+           sizeof(Cmplx<T>);
   }
 
   const TransformSpec& spec() const override { return spec_; }
@@ -148,17 +167,15 @@ class CpuTransformImpl final : public CpuTransform {
     const std::size_t scratch_bytes =
         pass.bunch * pass.group_scratch * pass.lanes * sizeof(Cmplx<T>);
 
-    cache.workers().parallel_for(static_cast<std::size_t>(pass.tasks), [&](std::size_t task) {
+    auto run_task = [&](std::size_t task, void* scratch) {
       const auto started = recorder ? std::chrono::steady_clock::now()
                                     : std::chrono::steady_clock::time_point{};
       const std::int64_t first = static_cast<std::int64_t>(task) * pass.groups_per_task * group;
       const std::int64_t end = std::min(lines, first + pass.groups_per_task * group);
-      if (first >= end) return;
-      ScratchArena::Lease scratch = cache.scratch().acquire(scratch_bytes);
       LineWalker w = walker;
       w.seek(first);
       // Only the last pass streams: an earlier one's output is read back.
-      const TaskLines<T> range{pass, plans, src, dst, scratch.data(), fct, pass.forward,
+      const TaskLines<T> range{pass, plans, src, dst, scratch, fct, pass.forward,
                                pass.last ? stream : Streaming{}};
       std::int64_t line = first;
       // Lines left over from the widest groups run in narrower ones, as far
@@ -169,7 +186,25 @@ class CpuTransformImpl final : public CpuTransform {
       run_groups<1>(range, w, line, end);
       if (range.stream.lines || range.stream.tiles) stream_fence();
       if (recorder) recorder->task_done(seconds_since(started));
+    };
+    // A task runs where its scratch can be had without a throw (see
+    // ScratchArena::try_acquire); one that cannot have it is left to this
+    // thread, after the others.
+    std::vector<unsigned char> left(static_cast<std::size_t>(pass.tasks), 0);
+    cache.workers().parallel_for(static_cast<std::size_t>(pass.tasks), [&](std::size_t task) {
+      if (static_cast<std::int64_t>(task) * pass.groups_per_task * group >= lines) return;
+      ScratchArena::Lease scratch = cache.scratch().try_acquire(scratch_bytes);
+      if (!scratch.data()) {
+        left[task] = 1;
+        return;
+      }
+      run_task(task, scratch.data());
     });
+    for (std::size_t task = 0; task < left.size(); ++task)
+      if (left[task]) {
+        const ScratchArena::Lease scratch = cache.scratch().acquire(scratch_bytes);
+        run_task(task, scratch.data());
+      }
   }
 
   // A pack or unpack pass (half_length.h): its tasks split each line's pairs
@@ -230,6 +265,14 @@ class CpuTransformImpl final : public CpuTransform {
 };
 
 }  // namespace
+
+std::size_t CpuTransform::working_bytes(const TransformSpec& spec, std::int64_t threads) {
+  if (std::string problem = spec.check(); !problem.empty()) throw std::invalid_argument(problem);
+  if (spec.empty()) return 0;
+  if (spec.precision == Precision::kSingle)
+    return CpuTransformImpl<float>::working_bytes(spec, threads);
+  return CpuTransformImpl<double>::working_bytes(spec, threads);
+}
 
 std::unique_ptr<CpuTransform> CpuTransform::prepare(const TransformSpec& spec, PlanCache& cache) {
   if (std::string problem = spec.check(); !problem.empty()) throw std::invalid_argument(problem);

@@ -5,6 +5,8 @@
 // touching the cache's lock: it only borrows worker threads and scratch lanes.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "cache/plan_cache.h"
@@ -19,6 +21,10 @@ class CpuTransform {
   virtual ~CpuTransform() = default;
   // Throws PlanBuildError, CacheClosedError or std::invalid_argument.
   static std::unique_ptr<CpuTransform> prepare(const TransformSpec& spec, PlanCache& cache);
+  // An upper bound of the memory a run of `spec` holds beyond its input and
+  // output, on `threads` threads: the temporary, every thread's scratch and
+  // the plan tables. Plans the transform without building anything.
+  static std::size_t working_bytes(const TransformSpec& spec, std::int64_t threads);
   // `in` and `out` are dense row-major buffers shaped as the spec says; they
   // must not overlap unless they are the same buffer for a C2C transform.
   virtual void execute(const void* in, void* out, PlanCache& cache) const = 0;

@@ -9,6 +9,7 @@
 // line_kernels.h only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -19,35 +20,51 @@
 
 namespace jax_apple_fft {
 
-// The twiddles between the two passes, exp(-2 pi i k1 j2 / n) at
-// k1 * columns + j2, rounded once from double-precision roots.
+// The twiddles between the two passes, exp(-2 pi i k1 j2 / n) for k1 < rows
+// and j2 < columns, from double-precision tables of O(sqrt(n)) entries (the
+// plan keeps no table as large as its input): w^m for any m as the product of
+// two roots (ducc's UnityRoots), and w^(k1 j) for j below the pass's SIMD
+// width. A SIMD group of neighbouring columns c0 + j takes
+// w^(k1 c0) * w^(k1 j), multiplied in double and rounded once to T.
 template <class T>
 class FourStepTwiddles final : public CachedPlan {
  public:
-  FourStepTwiddles(std::int64_t rows, std::int64_t columns)
-      : columns(columns), values(compute(rows, columns)) {}
-  std::size_t bytes() const override { return sizeof(*this) + values.size() * sizeof(values[0]); }
+  FourStepTwiddles(std::int64_t rows, std::int64_t columns, std::size_t lanes)
+      : columns(columns), lanes(lanes), roots_(static_cast<std::size_t>(rows * columns)),
+        steps_(static_cast<std::size_t>(rows) * lanes) {
+    for (std::int64_t k1 = 0; k1 < rows; ++k1)
+      for (std::size_t j = 0; j < lanes; ++j)
+        steps_[static_cast<std::size_t>(k1) * lanes + j] = root(k1 * static_cast<std::int64_t>(j));
+  }
+  std::size_t bytes() const override {
+    return sizeof(*this) + roots_.footprint() + steps_.size() * sizeof(steps_[0]);
+  }
+
+  // w^m in double precision, m < n.
+  ducc::Cmplx<double> root(std::int64_t m) const {
+    return roots_[static_cast<std::size_t>(m)];
+  }
+  // w^(k1 j) for j < lanes, in double precision.
+  const ducc::Cmplx<double>* steps(std::int64_t k1) const {
+    return steps_.data() + static_cast<std::size_t>(k1) * lanes;
+  }
 
   const std::int64_t columns;
-  const std::vector<ducc::Cmplx<T>> values;
+  const std::size_t lanes;
 
  private:
-  static std::vector<ducc::Cmplx<T>> compute(std::int64_t rows, std::int64_t columns) {
-    const ducc::UnityRoots<T, ducc::Cmplx<T>> roots(static_cast<std::size_t>(rows * columns));
-    std::vector<ducc::Cmplx<T>> values(static_cast<std::size_t>(rows * columns));
-    for (std::int64_t k1 = 0; k1 < rows; ++k1)
-      for (std::int64_t j2 = 0; j2 < columns; ++j2)
-        values[k1 * columns + j2] = roots[static_cast<std::size_t>(k1 * j2)].conj();
-    return values;
-  }
+  const ducc::UnityRoots<double, ducc::Cmplx<double>> roots_;
+  std::vector<ducc::Cmplx<double>> steps_;
 };
 
 template <class T>
 std::shared_ptr<const FourStepTwiddles<T>> get_four_step_twiddles(PlanCache& cache,
-                                                                  FourStepSplit split) {
+                                                                  FourStepSplit split,
+                                                                  std::size_t lanes) {
   return cache.get<FourStepTwiddles<T>>(
-      PlanKey{"cpu.four_step_twiddles", {sizeof(T), split.rows, split.columns}},
-      [&] { return std::make_shared<const FourStepTwiddles<T>>(split.rows, split.columns); });
+      PlanKey{"cpu.four_step_twiddles",
+              {sizeof(T), split.rows, split.columns, static_cast<std::int64_t>(lanes)}},
+      [&] { return std::make_shared<const FourStepTwiddles<T>>(split.rows, split.columns, lanes); });
 }
 
 }  // namespace jax_apple_fft

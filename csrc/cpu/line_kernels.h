@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <vector>
 #include <type_traits>
 
 #include "cpu/cpu_plan.h"
@@ -52,26 +54,28 @@ struct TaskLines {
 
 // Walks the lines of one pass: every index of the dimensions other than the
 // pass axis, in row-major order, tracking source and destination offsets.
+// Its state is inline, so that a worker copies it without allocating.
 class LineWalker {
  public:
   LineWalker(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& src_strides,
              const std::vector<std::int64_t>& dst_strides, std::int64_t axis) {
+    if (shape.size() > kMaxRank + 1) throw std::invalid_argument("too many dimensions");
     for (std::size_t d = 0; d < shape.size(); ++d) {
       if (static_cast<std::int64_t>(d) == axis) continue;
-      extent_.push_back(shape[d]);
-      src_step_.push_back(src_strides[d]);
-      dst_step_.push_back(dst_strides[d]);
+      extent_[dims_] = shape[d];
+      src_step_[dims_] = src_strides[d];
+      dst_step_[dims_] = dst_strides[d];
+      index_[dims_++] = 0;
     }
-    index_.assign(extent_.size(), 0);
   }
   std::int64_t lines() const {
     std::int64_t n = 1;
-    for (std::int64_t e : extent_) n *= e;
+    for (std::size_t d = 0; d < dims_; ++d) n *= extent_[d];
     return n;
   }
   void seek(std::int64_t line) {
     src_ = dst_ = 0;
-    for (std::size_t d = extent_.size(); d-- > 0;) {
+    for (std::size_t d = dims_; d-- > 0;) {
       index_[d] = line % extent_[d];
       line /= extent_[d];
       src_ += index_[d] * src_step_[d];
@@ -79,7 +83,7 @@ class LineWalker {
     }
   }
   void next() {
-    for (std::size_t d = extent_.size(); d-- > 0;) {
+    for (std::size_t d = dims_; d-- > 0;) {
       src_ += src_step_[d];
       dst_ += dst_step_[d];
       if (++index_[d] < extent_[d]) return;
@@ -92,7 +96,9 @@ class LineWalker {
   std::int64_t dst() const { return dst_; }
 
  private:
-  std::vector<std::int64_t> extent_, src_step_, dst_step_, index_;
+  // A four-step view adds one dimension to the spec's rank and leaves out its axis.
+  std::array<std::int64_t, kMaxRank> extent_{}, src_step_{}, dst_step_{}, index_{};
+  std::size_t dims_ = 0;
   std::int64_t src_ = 0, dst_ = 0;
 };
 
@@ -437,38 +443,43 @@ class LineKernels {
 
   // The twiddle factors of a four-step column pass: element i of column c
   // is multiplied by twiddle (i, c), conjugated for the inverse sign. A SIMD
-  // group's lines are usually neighbouring columns, whose twiddles are side
-  // by side in the table: loaded as a run of pairs.
+  // group's lines are usually neighbouring columns c0 + j: their twiddles
+  // are w^(i c0) times the table's w^(i j) (four_step.h). The roots are
+  // exp(+2 pi i m / n): the forward sign conjugates them.
   template <class V, std::size_t lanes>
   class FourStepTwiddled {
    public:
     FourStepTwiddled(const FourStepTwiddles<T>& table, std::int64_t first_line,
                      std::size_t groups, bool forward)
-        : values_(table.values.data()), columns_(table.columns), sign_(forward ? T(1) : T(-1)) {
+        : table_(table), sign_(forward ? -1.0 : 1.0) {
       for (std::size_t k = 0; k < groups * lanes; ++k)
-        column_[k] = (first_line + static_cast<std::int64_t>(k)) % columns_;
-      in_order_ = neighbours<lanes>(column_, groups);
+        column_[k] = (first_line + static_cast<std::int64_t>(k)) % table.columns;
+      in_order_ = lanes <= table.lanes && neighbours<lanes>(column_, groups);
     }
     Cmplx<V> operator()(const Cmplx<V>& x, std::size_t g, std::int64_t i) const {
-      const Cmplx<T>* row = values_ + i * columns_;
       const std::int64_t* column = column_ + g * lanes;
       alignas(64) T w[2 * lanes];
       if (in_order_) {
-        lane_tiles::split_pairs<T, lanes>(values_of(row + column[0]), w);
+        const Cmplx<double> base = table_.root(i * column[0]);
+        const Cmplx<double>* step = table_.steps(i);
+        for (std::size_t j = 0; j < lanes; ++j) {
+          w[j] = static_cast<T>(base.r * step[j].r - base.i * step[j].i);
+          w[lanes + j] = static_cast<T>(sign_ * (base.r * step[j].i + base.i * step[j].r));
+        }
       } else {
         for (std::size_t j = 0; j < lanes; ++j) {
-          w[j] = row[column[j]].r;
-          w[lanes + j] = row[column[j]].i;
+          const Cmplx<double> t = table_.root(i * column[j]);
+          w[j] = static_cast<T>(t.r);
+          w[lanes + j] = static_cast<T>(sign_ * t.i);
         }
       }
-      const V wr = load_lanes<V>(w), wi = load_lanes<V>(w + lanes) * V(sign_);
+      const V wr = load_lanes<V>(w), wi = load_lanes<V>(w + lanes);
       return Cmplx<V>(x.r * wr - x.i * wi, x.r * wi + x.i * wr);
     }
 
    private:
-    const Cmplx<T>* values_;
-    std::int64_t columns_;
-    T sign_;
+    const FourStepTwiddles<T>& table_;
+    double sign_;
     std::int64_t column_[kMaxBunch * lanes];
     bool in_order_;
   };

@@ -161,6 +161,17 @@ NB_MODULE(_core, m) {
           nb::arg("axes"), nb::arg("lengths"),
           "Builds (or finds) every plan a CPU transform needs, without running it.")
       .def(
+          "cpu_working_bytes",
+          [](PyPlanCache& c, int kind, bool forward, int precision, std::vector<std::int64_t> in_shape,
+             std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths) {
+            const TransformSpec spec = checked_spec(kind, forward, precision, in_shape, axes, lengths);
+            return CpuTransform::working_bytes(spec, c.cache().workers().threads());
+          },
+          nb::arg("kind"), nb::arg("forward"), nb::arg("precision"), nb::arg("in_shape"),
+          nb::arg("axes"), nb::arg("lengths"),
+          "An upper bound of the bytes a CPU transform holds beyond its input and output "
+          "(temporary, scratch of every thread, plan tables), without building its plans.")
+      .def(
           "describe_cpu",
           [](PyPlanCache& c, int kind, bool forward, int precision, std::vector<std::int64_t> in_shape,
              std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths) {

@@ -16,6 +16,7 @@ std::int64_t element_count(const std::vector<std::int64_t>& shape) {
 std::string TransformSpec::check() const {
   const std::int64_t rank = static_cast<std::int64_t>(in_shape.size());
   if (out_shape.size() != in_shape.size()) return "input and output ranks differ";
+  if (in_shape.size() > kMaxRank) return "more than " + std::to_string(kMaxRank) + " dimensions";
   if (axes.empty()) return "no axes to transform";
   std::vector<bool> seen(rank, false);
   for (std::int64_t axis : axes) {

@@ -13,6 +13,9 @@ namespace jax_apple_fft {
 enum class TransformKind : std::int32_t { kC2C = 0, kR2C = 1, kC2R = 2 };
 enum class Precision : std::int32_t { kSingle = 0, kDouble = 1 };
 
+// The most dimensions a transform's arrays may have (numpy's own limit).
+constexpr std::size_t kMaxRank = 64;
+
 struct TransformSpec {
   TransformKind kind = TransformKind::kC2C;
   // Sign of the exponent: forward is exp(-2 pi i jk/n), inverse exp(+...).

@@ -3,10 +3,8 @@ into the primitive. Errors follow numpy's types and wording."""
 
 from __future__ import annotations
 
-import functools
 import math
 import operator
-import os
 import sys
 from collections.abc import Sequence
 
@@ -15,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jax_apple_fft.errors import CacheClosedError
+from jax_apple_fft.frontend.memory import physical_memory
 from jax_apple_fft.runtime.cache import PlanCache, default_cache
 
 NORMS = (None, "backward", "ortho", "forward")
@@ -127,15 +126,6 @@ def resolve_lengths(
             raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
         lengths.append(n)
     return axes, tuple(lengths)
-
-
-@functools.cache
-def physical_memory() -> int:
-    """This machine's physical memory in bytes (PTRDIFF_MAX where unknown)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return sys.maxsize
 
 
 def check_size(name: str, shape: Sequence[int], dtype) -> None:

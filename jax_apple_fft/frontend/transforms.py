@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jax_apple_fft.frontend import arguments
+from jax_apple_fft.frontend import arguments, memory
 from jax_apple_fft.frontend.out_sharding import OutSharding, constrain, target_spec
 from jax_apple_fft.primitive import TransformKind, transform
 from jax_apple_fft.primitive.definition import complex_dtype, real_dtype
@@ -91,9 +91,13 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
     arguments.check_size(name, result, result_dtype)
     if 0 in lengths:  # an empty axis: an empty result, as jax.numpy.fft gives
         return jnp.zeros(result, result_dtype)
+    chosen = resolve_backend(backend, x.dtype, math.prod(fitted))  # "auto": dtype and size
+    memory.check_peak_memory(name, memory.peak_bytes(
+        kind=kind, forward=forward, x_shape=x.shape, dtype=x.dtype, axes=axes,
+        input_lengths=input_lengths, lengths=lengths, result=result,
+        result_dtype=result_dtype, backend=chosen, cache=cache))
     x = arguments.fit_to_lengths(x, axes, input_lengths)
     scale = arguments.norm_scale(norm, math.prod(lengths), inverse)
-    chosen = resolve_backend(backend, x.dtype, x.size)  # "auto" depends on dtype and size
     y = transform(x, kind=kind, forward=forward, axes=axes, lengths=lengths,
                   scale=scale, backend=chosen, auto_backend=backend == "auto", cache=cache,
                   overwrite_x=bool(overwrite_x) and chosen == "cpu",
