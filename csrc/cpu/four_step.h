@@ -9,6 +9,8 @@
 // line_kernels.h only.
 #pragma once
 
+#include "cpu/simd_namespace.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -17,7 +19,7 @@
 #include "cpu/line_plans.h"
 #include "ducc0/math/unity_roots.h"
 
-namespace jax_apple_fft {
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
 // The twiddles between the two passes, exp(-2 pi i k1 j2 / n) at
 // k1 * columns + j2, rounded once from double-precision roots.
@@ -46,8 +48,8 @@ template <class T>
 std::shared_ptr<const FourStepTwiddles<T>> get_four_step_twiddles(PlanCache& cache,
                                                                   FourStepSplit split) {
   return cache.get<FourStepTwiddles<T>>(
-      PlanKey{"cpu.four_step_twiddles", {sizeof(T), split.rows, split.columns}},
+      PlanKey{plan_family("four_step_twiddles"), {sizeof(T), split.rows, split.columns}},
       [&] { return std::make_shared<const FourStepTwiddles<T>>(split.rows, split.columns); });
 }
 
-}  // namespace jax_apple_fft
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

@@ -8,6 +8,8 @@
 // lane order (pocketfft's Cmplx of vectors).
 #pragma once
 
+#include "cpu/simd_namespace.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -15,7 +17,7 @@
 
 #include "cpu/stream_copy.h"
 
-namespace jax_apple_fft::lane_tiles {
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::lane_tiles {
 
 template <class T, std::size_t lanes>
 struct VecOf {
@@ -166,4 +168,4 @@ inline void join_pairs(const T* re_im, T* pairs) {
   }
 }
 
-}  // namespace jax_apple_fft::lane_tiles
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::lane_tiles

@@ -4,6 +4,8 @@
 // Included by cpu_transform.cc only.
 #pragma once
 
+#include "cpu/simd_namespace.h"
+
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -17,7 +19,7 @@
 #include "cpu/line_plans.h"
 #include "cpu/stream_copy.h"
 
-namespace jax_apple_fft {
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
 using ducc::Cmplx;
 
@@ -475,4 +477,4 @@ class LineKernels {
 
 };
 
-}  // namespace jax_apple_fft
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

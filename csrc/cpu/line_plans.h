@@ -3,6 +3,8 @@
 // templates are instantiated for float and double.
 #pragma once
 
+#include "cpu/simd_namespace.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -14,10 +16,10 @@
 #include "cpu/rader.h"
 #include "ducc0/fft/fft1d_impl.h"
 
-namespace jax_apple_fft {
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
-namespace ducc = ::jax_apple_fft_ducc0;
-namespace pocketfft = ::jax_apple_fft_ducc0::detail_fft;
+namespace ducc = ::DUCC0_NAMESPACE;
+namespace pocketfft = ::DUCC0_NAMESPACE::detail_fft;
 
 // A line transform of one length: pocketfft's, or Rader's algorithm
 // (rader.h) where the length is a prime it applies to. The interface is
@@ -72,7 +74,7 @@ class LinePlan final : public CachedPlan {
 // layout that vectorises inside one long transform.
 template <class T>
 PlanKey line_plan_key(bool real, std::int64_t n, bool single_line) {
-  return PlanKey{"cpu.line", {sizeof(T), real ? 1 : 0, n, single_line ? 1 : 0}};
+  return PlanKey{plan_family("line"), {sizeof(T), real ? 1 : 0, n, single_line ? 1 : 0}};
 }
 
 template <class Engine, class T>
@@ -86,4 +88,4 @@ std::shared_ptr<const LinePlan<Engine>> get_line_plan(PlanCache& cache, bool rea
   });
 }
 
-}  // namespace jax_apple_fft
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

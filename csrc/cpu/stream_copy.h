@@ -8,6 +8,8 @@
 // so callers use it only on memory already in use (see page_in_memory).
 #pragma once
 
+#include "cpu/simd_namespace.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +19,7 @@
 #include <immintrin.h>
 #endif
 
-namespace jax_apple_fft {
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
 inline void stream_copy(void* dst, const void* src, std::size_t bytes) noexcept {
 #if defined(__SSE2__)
@@ -61,4 +63,4 @@ inline void stream_fence() noexcept {
 #endif
 }
 
-}  // namespace jax_apple_fft
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD
