@@ -9,14 +9,13 @@
 // line_kernels.h only.
 #pragma once
 
-#include "cpu/simd_namespace.h"
-
 #include <cstdint>
 #include <vector>
 
 #include "cache/plan_cache.h"
 #include "cpu/cpu_plan.h"
 #include "cpu/line_plans.h"
+#include "cpu/simd_namespace.h"
 #include "ducc0/math/unity_roots.h"
 
 namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {

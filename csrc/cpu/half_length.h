@@ -13,13 +13,12 @@
 // and the unpack runs in place. Included by line_kernels.h only.
 #pragma once
 
-#include "cpu/simd_namespace.h"
-
 #include <cstdint>
 #include <vector>
 
 #include "cache/plan_cache.h"
 #include "cpu/line_plans.h"
+#include "cpu/simd_namespace.h"
 #include "ducc0/math/unity_roots.h"
 
 namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {

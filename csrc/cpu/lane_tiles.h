@@ -8,13 +8,12 @@
 // lane order (pocketfft's Cmplx of vectors).
 #pragma once
 
-#include "cpu/simd_namespace.h"
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <utility>
 
+#include "cpu/simd_namespace.h"
 #include "cpu/stream_copy.h"
 
 namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::lane_tiles {

@@ -1,9 +1,7 @@
 // One-dimensional line plans as cache entries. Included (through
-// line_kernels.h) by cpu_transform.cc only: it is where the pocketfft
+// line_kernels.h) by cpu_kernels.cc only: it is where the pocketfft
 // templates are instantiated for float and double.
 #pragma once
-
-#include "cpu/simd_namespace.h"
 
 #include <cstdint>
 #include <memory>
@@ -14,6 +12,7 @@
 #include "cache/plan_cache.h"
 #include "cpu/cpu_plan.h"
 #include "cpu/rader.h"
+#include "cpu/simd_namespace.h"
 #include "ducc0/fft/fft1d_impl.h"
 
 namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {

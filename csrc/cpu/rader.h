@@ -9,12 +9,11 @@
 // This header is included by line_plans.h only.
 #pragma once
 
-#include "cpu/simd_namespace.h"
-
 #include <cstdint>
 #include <vector>
 
 #include "cpu/rader_rules.h"
+#include "cpu/simd_namespace.h"
 #include "ducc0/fft/fft1d_impl.h"
 
 namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {

@@ -2,11 +2,10 @@
 // theory and roots of unity its plans are built from.
 #pragma once
 
-#include "cpu/simd_namespace.h"
-
 #include <cstdint>
 #include <vector>
 
+#include "cpu/simd_namespace.h"
 #include "ducc0/math/cmplx.h"
 #include "ducc0/math/unity_roots.h"
 

@@ -8,8 +8,6 @@
 // so callers use it only on memory already in use (see page_in_memory).
 #pragma once
 
-#include "cpu/simd_namespace.h"
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +16,8 @@
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
+
+#include "cpu/simd_namespace.h"
 
 namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
