@@ -77,20 +77,22 @@ function(jax_apple_fft_add_cpu_kernels target)
     target_compile_options(${kernels} PRIVATE ${flags})
     set_target_properties(${kernels} PROPERTIES POSITION_INDEPENDENT_CODE ON)
     list(LENGTH JAX_APPLE_FFT_CPU_SIMD_LEVELS levels)
-    if(NOT flags OR (levels EQUAL 1 AND NOT (CMAKE_NM AND CMAKE_OBJCOPY)))
+    set(tools CMAKE_NM AND CMAKE_READELF AND CMAKE_OBJCOPY)
+    if(NOT flags OR (levels EQUAL 1 AND NOT (${tools})))
       # Compiled as everything else is, or the one copy that runs (where
       # the toolchain has no objcopy, as on macOS): nothing to rename.
       target_sources(${target} PRIVATE $<TARGET_OBJECTS:${kernels}>)
       continue()
     endif()
-    if(NOT CMAKE_NM OR NOT CMAKE_OBJCOPY)
-      message(FATAL_ERROR "Building several SIMD levels needs nm and objcopy (binutils' or "
-                          "LLVM's); or build one with -DJAX_APPLE_FFT_X86_SIMD=baseline or avx2")
+    if(NOT (${tools}))
+      message(FATAL_ERROR "Building several SIMD levels needs nm, readelf and objcopy (binutils' "
+                          "or LLVM's); or build one with -DJAX_APPLE_FFT_X86_SIMD=baseline or avx2")
     endif()
     set(private "${CMAKE_CURRENT_BINARY_DIR}/cpu_kernels_${level}${CMAKE_CXX_OUTPUT_EXTENSION}")
     add_custom_command(
       OUTPUT "${private}"
-      COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DOBJCOPY=${CMAKE_OBJCOPY}"
+      COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DREADELF=${CMAKE_READELF}"
+              "-DOBJCOPY=${CMAKE_OBJCOPY}"
               "-DOBJECT=$<TARGET_OBJECTS:${kernels}>" "-DOUTPUT=${private}" "-DLEVEL=${level}"
               -P "${PROJECT_SOURCE_DIR}/cmake/PrivatizeSymbols.cmake"
       DEPENDS ${kernels} $<TARGET_OBJECTS:${kernels}> "${PROJECT_SOURCE_DIR}/cmake/PrivatizeSymbols.cmake"

@@ -1,11 +1,18 @@
 """tools/check_simd_isolation.py on made-up disassembly: it finds code
-outside the avx2 level that reaches AVX instructions, and nothing else."""
+outside the avx2 level that reaches AVX instructions, and nothing else; and
+on the built module: no symbol a SIMD level's object renamed is left
+undefined (a dropped copy, called at a null address)."""
 
 from __future__ import annotations
 
 import importlib.util
 import pathlib
+import shutil
 import sys
+
+import pytest
+
+from jax_apple_fft import _core
 
 _PATH = pathlib.Path(__file__).resolve().parent.parent / "tools" / "check_simd_isolation.py"
 _SPEC = importlib.util.spec_from_file_location("check_simd_isolation", _PATH)
@@ -56,3 +63,9 @@ def test_a_jump_into_the_middle_of_avx_code_is_a_leak():
 def test_calls_to_baseline_code_and_to_the_entry_point_are_not():
     assert leaks(f"call   5000 <{SHARED}.jax_apple_fft_simd_baseline>") == []
     assert leaks(f"call   2000 <{ENTRY}>") == []
+
+
+@pytest.mark.skipif(shutil.which("nm") is None or not _core.__file__.endswith(".so"),
+                    reason="reads ELF dynamic symbols with binutils' nm")
+def test_the_module_leaves_no_renamed_symbol_undefined():
+    assert check.undefined_renamed(_core.__file__) == []

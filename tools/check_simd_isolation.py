@@ -8,8 +8,9 @@ inline function compiled for AVX2.
 
     python tools/check_simd_isolation.py build/dev/backend_tests [...]
 
-Needs binutils' objdump and a symbol table (the C++ test programs have one;
-the Python module is stripped). Exits 1 and lists the offending references.
+Also checks that no symbol the build renamed is left undefined. Needs
+binutils' objdump and nm, and a symbol table (the C++ test programs have one;
+the Python module is stripped). Exits 1 and lists what it found.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import sys
 # Names of the avx2 level's code: its namespaces (mangled) and the suffix its
 # renamed shared symbols carry.
 AVX2_NAME = re.compile(r"9simd_avx2|jax_apple_fft_ducc0_avx2|\.jax_apple_fft_simd_avx2")
+RENAMED = re.compile(r"\.jax_apple_fft_simd_\w+")
 ENTRY_POINT = re.compile(r"^_ZN13jax_apple_fft9simd_avx218make_cpu_transform")
 FUNCTION = re.compile(r"^([0-9a-f]+) <(.+)>:$")
 INSTRUCTION = re.compile(r"^\s*[0-9a-f]+:\t(.*)$")
@@ -80,9 +82,21 @@ def leaks(functions: dict[int, Function]) -> list[str]:
     return found
 
 
+def undefined_renamed(path: str) -> list[str]:
+    """Renamed symbols (cmake/PrivatizeSymbols.cmake) that `path` leaves
+    undefined: a level's copy the linker dropped, which calls would reach as
+    a null address. Reads the dynamic symbols: works on stripped modules."""
+    listing = subprocess.run(["nm", "-D", "-u", path], capture_output=True, text=True,
+                             check=True).stdout
+    return [line.split()[-1] for line in listing.splitlines() if RENAMED.search(line)]
+
+
 def main(paths: list[str]) -> int:
     failed = False
     for path in paths:
+        if missing := undefined_renamed(path):
+            print(f"{path}: renamed symbols left undefined:\n  " + "\n  ".join(missing[:50]))
+            failed = True
         text = subprocess.run(["objdump", "-d", "-w", "--no-show-raw-insn", path],
                               capture_output=True, text=True, check=True).stdout
         functions = parse(text)

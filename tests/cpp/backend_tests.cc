@@ -610,6 +610,26 @@ void test_failed_build_leaves_nothing() {
 
 // A build that finishes after close() must not leave an entry in the
 // closed cache (close takes the lock that lookups check it under).
+// A plan that cannot be built fails as a PlanBuildError from every level's
+// kernels: the error crosses from the level's code into the shared code and
+// back.
+void test_failed_build_in_each_level() {
+  PlanCache cache(CacheLimits{8, 1 << 20, 1});
+  const std::int64_t huge = std::int64_t(1) << 60;
+  const auto spec = make_spec(TransformKind::kC2C, true, Precision::kSingle, {huge}, {0}, 0, 1);
+  for (const std::string& level : cpu_simd_levels_built()) {
+    if (!cpu_simd_level_runs(level)) continue;
+    bool typed = false;
+    try {
+      CpuTransform::prepare(spec, cache, level);
+    } catch (const PlanBuildError& e) {
+      typed = std::string(e.what()).find("exceeds the supported maximum") != std::string::npos;
+    }
+    expect(typed, level + ": a length of 2^60 fails as a PlanBuildError");
+  }
+  expect(cache.stats().entries == 0, "failed builds leave no entry");
+}
+
 void test_close_during_build_keeps_nothing() {
   PlanCache cache(CacheLimits{8, 1 << 20, 1});
   std::atomic<bool> building{false};
@@ -772,6 +792,7 @@ int main() {
   test_lane_tiles();
   test_cache_bounds_and_lru();
   test_failed_build_leaves_nothing();
+  test_failed_build_in_each_level();
   test_close_during_build_keeps_nothing();
   test_evicted_plans_forgotten_without_stats();
   test_one_build_per_key_under_contention();
