@@ -65,6 +65,20 @@ def test_calls_to_baseline_code_and_to_the_entry_point_are_not():
     assert leaks(f"call   2000 <{ENTRY}>") == []
 
 
+def test_a_function_whose_cold_part_uses_avx_counts_as_using_it():
+    cold = """
+0000000000006000 <helper.part.0>:
+    6000:\tjne    7000 <helper.part.0.cold>
+    6006:\tret
+
+0000000000007000 <helper.part.0.cold>:
+    7000:\tvzeroupper
+    7003:\tret
+"""
+    functions = check.parse(DISASSEMBLY.replace("{CALL}", "call   6000 <helper.part.0>") + cold)
+    assert check.leaks(functions) == ["_ZN13jax_apple_fft13simd_baseline3runEv -> helper.part.0"]
+
+
 @pytest.mark.skipif(shutil.which("nm") is None or not _core.__file__.endswith(".so"),
                     reason="reads ELF dynamic symbols with binutils' nm")
 def test_the_module_leaves_no_renamed_symbol_undefined():

@@ -70,6 +70,15 @@ def leaks(functions: dict[int, Function]) -> list[str]:
         index = bisect.bisect_right(starts, address) - 1
         return starts[index] if index >= 0 else None
 
+    def own_part(caller: Function, callee: Function) -> bool:
+        # The compiler's split of a function's cold paths: the same function.
+        return callee.name.startswith(caller.name + ".cold")
+
+    for caller in functions.values():
+        for target in caller.targets:
+            callee = containing(target)
+            if callee is not None and own_part(caller, functions[callee]):
+                caller.uses_avx = caller.uses_avx or functions[callee].uses_avx
     level = {start for start, f in functions.items() if f.uses_avx or AVX2_NAME.search(f.name)}
     found = []
     for start, caller in sorted(functions.items()):
@@ -77,7 +86,8 @@ def leaks(functions: dict[int, Function]) -> list[str]:
             continue
         for target in sorted(caller.targets):
             callee = containing(target)
-            if callee in level and callee != start and not ENTRY_POINT.match(functions[callee].name):
+            if (callee in level and callee != start and not own_part(caller, functions[callee])
+                    and not ENTRY_POINT.match(functions[callee].name)):
                 found.append(f"{caller.name} -> {functions[callee].name}")
     return found
 
