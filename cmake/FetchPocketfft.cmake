@@ -6,9 +6,13 @@
 # "BSD-3-Clause OR GPL-2.0-or-later" SPDX tag are made visible to our
 # compiler; we use them under BSD-3-Clause. Nothing third-party is committed.
 #
-# Result: target `pocketfft::pocketfft` (headers plus ducc0's threading
-# shim, built here single-threaded: it never starts a thread) and the file
-# ${POCKETFFT_LICENSE_FILE}, the upstream BSD notice shipped with the wheel.
+# Result: POCKETFFT_INCLUDE_DIR and POCKETFFT_DEFINITIONS for the CPU
+# kernels, which build pocketfft (ducc0's threading shim included, built
+# single-threaded: it never starts a thread) in a namespace of their own per
+# SIMD level (cmake/CpuInstructionSet.cmake); target `pocketfft::pocketfft`,
+# the headers in a namespace of their own, for the tests that include kernel
+# headers; and the file ${POCKETFFT_LICENSE_FILE}, the upstream BSD notice
+# shipped with the wheel.
 
 set(DUCC0_VERSION "0.42.0")
 set(DUCC0_SHA256 "4e11c59b53a43355b053aebb2a62ee16eebeed026575f7d216cf09d437ce52ef")
@@ -80,15 +84,15 @@ if(NOT EXISTS "${_ducc0_include}/.complete")
   file(TOUCH "${_ducc0_include}/.complete")
 endif()
 
-add_library(pocketfft STATIC "${_ducc0_include}/ducc0/infra/threading.cc")
+add_library(pocketfft INTERFACE)
 add_library(pocketfft::pocketfft ALIAS pocketfft)
-set_target_properties(pocketfft PROPERTIES POSITION_INDEPENDENT_CODE ON)
-target_compile_options(pocketfft PRIVATE ${JAX_APPLE_FFT_CPU_FLAGS})
-target_include_directories(pocketfft SYSTEM PUBLIC "${_ducc0_include}")
+target_include_directories(pocketfft SYSTEM INTERFACE "${_ducc0_include}")
+set(POCKETFFT_INCLUDE_DIR "${_ducc0_include}")
 # No global state: no plan cache inside the library and no
 # library-owned thread pool (our PlanCache owns plans and threads).
-target_compile_definitions(pocketfft PUBLIC
-  DUCC0_NO_FFT_CACHE DUCC0_NO_LOWLEVEL_THREADING
+set(POCKETFFT_DEFINITIONS DUCC0_NO_FFT_CACHE DUCC0_NO_LOWLEVEL_THREADING)
+target_compile_definitions(pocketfft INTERFACE
+  ${POCKETFFT_DEFINITIONS}
   # A private namespace keeps these symbols apart from any other ducc0 copy
   # loaded into the same process (jaxlib carries one).
   DUCC0_NAMESPACE=jax_apple_fft_ducc0)

@@ -1,6 +1,6 @@
 // The CPU backend's plan as a plain value: the passes of one transform, what
 // each does, with which lane width, grain and split. cpu_planner.h builds it
-// without touching memory or threads; cpu_transform.cc runs it.
+// without touching memory or threads; cpu_kernels.cc runs it.
 #pragma once
 
 #include <cstddef>

@@ -1,287 +1,58 @@
-// The CPU backend's driver: plans a transform (cpu_planner.h), resolves the
-// plan's pocketfft line plans through the PlanCache, and runs its passes
-// over the cache's worker threads, each task on its own scratch lane, with
-// the line kernels of line_kernels.h. No transposes: a pass gathers lines
-// along its axis from strided memory and scatters them back.
+// CpuTransform::prepare: checks the spec and hands it to the copy of the
+// kernels built for the SIMD level this process runs (cpu_simd.h). Compiled
+// with the compiler's default flags: it runs before any level is chosen.
 #include "cpu/cpu_transform.h"
 
-#include <algorithm>
-#include <chrono>
-#include <cstring>
 #include <stdexcept>
-#include <type_traits>
-#include <vector>
+#include <string>
 
-#include "cache/huge_pages.h"
-#include "cpu/cpu_planner.h"
-#include "cpu/line_kernels.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/cpu_simd.h"
+
+#define JAX_APPLE_FFT_CPU_SIMD_LEVEL(level) JAX_APPLE_FFT_DECLARE_CPU_KERNELS(simd_##level)
+#include "cpu_simd_levels.inc"
+#undef JAX_APPLE_FFT_CPU_SIMD_LEVEL
 
 namespace jax_apple_fft {
 namespace {
 
-// Outputs of at least this many bytes, on memory already in use, are written
-// with streaming stores; smaller ones stay in cache for whoever reads them.
-constexpr std::size_t kStreamMinBytes = std::size_t(8) << 20;
-// Tiles of SIMD groups (lane_tiles.h) stream only into outputs this large:
-// 16 MiB outputs lost when streamed.
-constexpr std::size_t kStreamTilesMinBytes = std::size_t(32) << 20;
+struct CpuKernels {
+  const char* level;
+  std::unique_ptr<CpuTransform> (*make)(const TransformSpec&, PlanCache&);
+  std::size_t (*working_bytes)(const TransformSpec&, std::int64_t);
+};
 
-template <class T>
-class CpuTransformImpl final : public CpuTransform {
-  static constexpr std::size_t kLanes = ducc::native_simd<T>::size();
-  using Kernels = LineKernels<T>;
-
-  // SIMD widths pocketfft can run: kLanes, kLanes / 2, kLanes / 4 (and 1).
-  static constexpr bool lane_width_exists(std::size_t lanes) {
-    if (lanes == 1) return true;
-    if (lanes == kLanes) return kLanes > 1;
-    if (lanes == kLanes / 2 && kLanes / 2 > 1) return ducc::simd_exists<T, kLanes / 2>;
-    if (lanes == kLanes / 4 && kLanes / 4 > 1) return ducc::simd_exists<T, kLanes / 4>;
-    return false;
-  }
-
-  // What the planner is told of this build, for `threads` workers.
-  static CpuMachine machine(std::int64_t threads) {
-    CpuMachine m;
-    m.value_bytes = sizeof(T);
-    m.simd_lanes = kLanes;
-    m.half_width = kLanes / 2 > 1 && lane_width_exists(kLanes / 2);
-    m.quarter_width = kLanes / 4 > 1 && lane_width_exists(kLanes / 4);
-    m.threads = threads;
-    return m;
-  }
-
- public:
-  CpuTransformImpl(const TransformSpec& spec, PlanCache& cache) : spec_(spec) {
-    // Each line plan the planner chooses is looked up once, into its pass.
-    auto sizer = [&](const LinePlanChoice& c) -> std::size_t {
-      if (plans_.size() <= c.pass) plans_.resize(c.pass + 1);
-      PassPlans<T>& p = plans_[c.pass];
-      if (c.real) {
-        auto plan = get_line_plan<RealEngine<T>, T>(cache, true, c.n, c.in_line);
-        (c.lane_layout ? p.real_lanes : p.real_single) = plan;
-        return plan->engine.bufsize();
-      }
-      auto plan = get_line_plan<ComplexEngine<T>, T>(cache, false, c.n, c.in_line);
-      (c.lane_layout ? p.complex_lanes : p.complex_single) = plan;
-      return plan->engine.bufsize();
-    };
-    plan_ = plan_cpu_transform(spec, machine(cache.workers().threads()), sizer);
-    plans_.resize(plan_.passes.size());
-    for (std::size_t i = 0; i < plan_.passes.size(); ++i) {
-      const CpuPass& pass = plan_.passes[i];
-      if (pass.twiddled) plans_[i].twiddles = get_four_step_twiddles<T>(cache, *pass.twiddled, pass.lanes);
-      if (half_length_op(pass.op))
-        plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.n);
-    }
-  }
-
-  // CpuTransform::working_bytes. pocketfft's buffer for a line of n points
-  // is at most 4n + 64 values (Bluestein's is the largest), and its tables
-  // with Bluestein's or Rader's kernels at most 8n complex values.
-  static std::size_t working_bytes(const TransformSpec& spec, std::int64_t threads) {
-    const auto buffer_bound = [](const LinePlanChoice& c) {
-      return 4 * static_cast<std::size_t>(c.n) + 64;
-    };
-    const CpuPlan plan = plan_cpu_transform(spec, machine(threads), buffer_bound);
-    std::size_t scratch = 0, tables = 0;
-    for (const CpuPass& pass : plan.passes) {
-      scratch = std::max(scratch, pass.bunch * pass.group_scratch * pass.lanes);
-      tables += 8 * static_cast<std::size_t>(pass.n);
-    }
-    const std::size_t threads_at_once = static_cast<std::size_t>(std::max<std::int64_t>(threads, 1));
-    return (static_cast<std::size_t>(plan.temp_elements) + threads_at_once * scratch + tables) *
-           sizeof(Cmplx<T>);
-  }
-
-  const TransformSpec& spec() const override { return spec_; }
-  const CpuPlan& plan() const override { return plan_; }
-
-  void execute(const void* in, void* out, PlanCache& cache) const override {
-    run(in, out, cache, nullptr);
-  }
-
-  CpuProfile profile(const void* in, void* out, PlanCache& cache) const override {
-    CpuProfile profile;
-    const auto start = std::chrono::steady_clock::now();
-    run(in, out, cache, &profile);
-    profile.seconds = seconds_since(start);
-    return profile;
-  }
-
- private:
-  void run(const void* in, void* out, PlanCache& cache, CpuProfile* profile) const {
-    if (spec_.empty()) {
-      // An empty input with a non-empty output (length-0 transform) sums nothing.
-      std::memset(out, 0, out_count() * out_element_bytes());
-      return;
-    }
-    // The last page tells whether the output is memory in use: the allocator
-    // writes its bookkeeping next to the first, never the last, of a fresh block.
-    const std::size_t out_bytes = out_count() * out_element_bytes();
-    const bool in_use = out_bytes >= kStreamMinBytes &&
-                        page_in_memory(static_cast<const char*>(out) + out_bytes - 1);
-    const Streaming stream{in_use, in_use && out_bytes >= kStreamTilesMinBytes};
-    // Every output element is written: fresh pages may as well be huge ones.
-    advise_huge_pages(out, out_bytes);
-    ScratchArena::Lease temp = cache.scratch().acquire(temp_bytes());
-    if (profile) profile->passes.resize(plan_.passes.size());
-    for (std::size_t i = 0; i < plan_.passes.size(); ++i) {
-      if (!profile) {
-        run_pass(plan_.passes[i], plans_[i], in, out, temp.data(), cache, stream, nullptr);
-        continue;
-      }
-      const auto start = std::chrono::steady_clock::now();
-      PassRecorder recorder(profile->passes[i]);
-      run_pass(plan_.passes[i], plans_[i], in, out, temp.data(), cache, stream, &recorder);
-      profile->passes[i].seconds = seconds_since(start);
-    }
-  }
-
-  std::size_t out_count() const {
-    std::int64_t count = 1;
-    for (std::int64_t d : spec_.out_shape) count *= d;
-    return static_cast<std::size_t>(count);
-  }
-  std::size_t out_element_bytes() const {
-    return spec_.kind == TransformKind::kC2R ? sizeof(T) : sizeof(Cmplx<T>);
-  }
-  std::size_t temp_bytes() const {
-    return static_cast<std::size_t>(plan_.temp_elements) * sizeof(Cmplx<T>);
-  }
-
-  void run_pass(const CpuPass& pass, const PassPlans<T>& plans, const void* in, void* out,
-                void* temp, PlanCache& cache, Streaming stream, PassRecorder* recorder) const {
-    auto pointer = [&](Buffer b) -> void* {
-      if (b == Buffer::kInput) return const_cast<void*>(in);
-      return b == Buffer::kOutput ? out : temp;
-    };
-    const void* src = pointer(pass.src);
-    void* dst = pointer(pass.dst);
-    const LineWalker walker(pass.shape, pass.src_strides, pass.dst_strides, pass.axis);
-    const T fct = pass.last ? static_cast<T>(spec_.scale) : T(1);
-    if (half_length_op(pass.op))
-      return run_half_length(pass, plans, walker, src, dst, fct, cache, recorder);
-    const std::int64_t lines = walker.lines();
-    const std::int64_t group = static_cast<std::int64_t>(pass.lanes);
-    const std::size_t scratch_bytes =
-        pass.bunch * pass.group_scratch * pass.lanes * sizeof(Cmplx<T>);
-
-    auto run_task = [&](std::size_t task, void* scratch) {
-      const auto started = recorder ? std::chrono::steady_clock::now()
-                                    : std::chrono::steady_clock::time_point{};
-      const std::int64_t first = static_cast<std::int64_t>(task) * pass.groups_per_task * group;
-      const std::int64_t end = std::min(lines, first + pass.groups_per_task * group);
-      LineWalker w = walker;
-      w.seek(first);
-      // Only the last pass streams: an earlier one's output is read back.
-      const TaskLines<T> range{pass, plans, src, dst, scratch, fct, pass.forward,
-                               pass.last ? stream : Streaming{}};
-      std::int64_t line = first;
-      // Lines left over from the widest groups run in narrower ones, as far
-      // as they fill them: a lone line costs more than its share of a group.
-      if (pass.lanes == kLanes) line = run_groups<kLanes>(range, w, line, end);
-      if (pass.lanes >= kLanes / 2) line = run_groups<kLanes / 2>(range, w, line, end);
-      if (pass.lanes >= kLanes / 4) line = run_groups<kLanes / 4>(range, w, line, end);
-      run_groups<1>(range, w, line, end);
-      if (range.stream.lines || range.stream.tiles) stream_fence();
-      if (recorder) recorder->task_done(seconds_since(started));
-    };
-    // A task runs where its scratch can be had without a throw (see
-    // ScratchArena::try_acquire); one that cannot have it is left to this
-    // thread, after the others.
-    std::vector<unsigned char> left(static_cast<std::size_t>(pass.tasks), 0);
-    cache.workers().parallel_for(static_cast<std::size_t>(pass.tasks), [&](std::size_t task) {
-      if (static_cast<std::int64_t>(task) * pass.groups_per_task * group >= lines) return;
-      ScratchArena::Lease scratch = cache.scratch().try_acquire(scratch_bytes);
-      if (!scratch.data()) {
-        left[task] = 1;
-        return;
-      }
-      run_task(task, scratch.data());
-    });
-    for (std::size_t task = 0; task < left.size(); ++task)
-      if (left[task]) {
-        const ScratchArena::Lease scratch = cache.scratch().acquire(scratch_bytes);
-        run_task(task, scratch.data());
-      }
-  }
-
-  // A pack or unpack pass (half_length.h): its tasks split each line's pairs
-  // of bins into pass.tasks / lines ranges (the planner makes it a multiple).
-  void run_half_length(const CpuPass& pass, const PassPlans<T>& plans, const LineWalker& walker,
-                       const void* src, void* dst, T fct, PlanCache& cache,
-                       PassRecorder* recorder) const {
-    const std::int64_t h = pass.n / 2, chunks = pass.tasks / walker.lines();
-    const Cmplx<T>* w = plans.half_length->values.data();
-    cache.workers().parallel_for(static_cast<std::size_t>(pass.tasks), [&](std::size_t task) {
-      const auto started = recorder ? std::chrono::steady_clock::now()
-                                    : std::chrono::steady_clock::time_point{};
-      const std::int64_t line = static_cast<std::int64_t>(task) / chunks;
-      const PairRange range = pair_range(h, chunks, static_cast<std::int64_t>(task) % chunks);
-      LineWalker at = walker;
-      at.seek(line);
-      const auto* bins = static_cast<const Cmplx<T>*>(src) + at.src();
-      auto* values = static_cast<Cmplx<T>*>(dst) + at.dst();
-      if (pass.op == LineOp::kUnpackHalfLength)
-        unpack_half_length(values, h, w, range, fct, pass.forward);
-      else
-        pack_half_length(bins, values, h, w, range, pass.forward);
-      if (recorder) recorder->task_done(seconds_since(started));
-    });
-  }
-
-  // Transforms lines [line, end) `lanes` at a time, up to a bunch of groups
-  // together, while whole groups remain; returns the first line not done.
-  template <std::size_t lanes>
-  std::int64_t run_groups(const TaskLines<T>& r, LineWalker& w, std::int64_t line,
-                          std::int64_t end) const {
-    if constexpr (lanes == 0 || !lane_width_exists(lanes)) {
-      return line;
-    } else {
-      using V = std::conditional_t<lanes == 1, T, typename ducc::simd_select<T, lanes>::type>;
-      std::int64_t src_off[kMaxBunch * lanes], dst_off[kMaxBunch * lanes];
-      const std::int64_t width = static_cast<std::int64_t>(lanes);
-      while (line + width <= end) {
-        const std::size_t groups =
-            std::min<std::size_t>(r.pass.bunch, static_cast<std::size_t>((end - line) / width));
-        for (std::size_t k = 0; k < groups * lanes; ++k, w.next()) {
-          src_off[k] = w.src();
-          dst_off[k] = w.dst();
-        }
-        if (r.pass.op == LineOp::kComplex)
-          Kernels::template transform_complex<V, lanes>(r, line, groups, src_off, dst_off);
-        else
-          Kernels::template transform_real<V, lanes>(r, groups, src_off, dst_off);
-        line += static_cast<std::int64_t>(groups) * width;
-      }
-      return line;
-    }
-  }
-
-  TransformSpec spec_;
-  CpuPlan plan_;
-  std::vector<PassPlans<T>> plans_;  // one per pass of plan_
+constexpr CpuKernels kCpuKernels[] = {
+#define JAX_APPLE_FFT_CPU_SIMD_LEVEL(level) {#level, &simd_##level::make_cpu_transform, &simd_##level::cpu_working_bytes},
+#include "cpu_simd_levels.inc"
+#undef JAX_APPLE_FFT_CPU_SIMD_LEVEL
 };
 
 }  // namespace
 
-std::size_t CpuTransform::working_bytes(const TransformSpec& spec, std::int64_t threads) {
-  if (std::string problem = spec.check(); !problem.empty()) throw std::invalid_argument(problem);
-  if (spec.empty()) return 0;
-  if (spec.precision == Precision::kSingle)
-    return CpuTransformImpl<float>::working_bytes(spec, threads);
-  return CpuTransformImpl<double>::working_bytes(spec, threads);
+std::unique_ptr<CpuTransform> CpuTransform::prepare(const TransformSpec& spec, PlanCache& cache) {
+  return prepare(spec, cache, cpu_simd_level());
 }
 
-std::unique_ptr<CpuTransform> CpuTransform::prepare(const TransformSpec& spec, PlanCache& cache) {
+std::unique_ptr<CpuTransform> CpuTransform::prepare(const TransformSpec& spec, PlanCache& cache,
+                                                    const std::string& simd_level) {
   if (std::string problem = spec.check(); !problem.empty()) throw std::invalid_argument(problem);
   for (std::int64_t axis : spec.axes)
     if (spec.length(axis) < 1 && !spec.empty())
       throw std::invalid_argument("transform length must be at least 1");
-  if (spec.precision == Precision::kSingle)
-    return std::make_unique<CpuTransformImpl<float>>(spec, cache);
-  return std::make_unique<CpuTransformImpl<double>>(spec, cache);
+  check_cpu_simd_level(simd_level);
+  for (const CpuKernels& kernels : kCpuKernels)
+    if (simd_level == kernels.level) return kernels.make(spec, cache);
+  throw std::logic_error("no kernels for SIMD level " + simd_level);
+}
+
+std::size_t CpuTransform::working_bytes(const TransformSpec& spec, std::int64_t threads) {
+  if (std::string problem = spec.check(); !problem.empty()) throw std::invalid_argument(problem);
+  if (spec.empty()) return 0;
+  const std::string& simd_level = cpu_simd_level();
+  for (const CpuKernels& kernels : kCpuKernels)
+    if (simd_level == kernels.level) return kernels.working_bytes(spec, threads);
+  throw std::logic_error("no kernels for SIMD level " + simd_level);
 }
 
 }  // namespace jax_apple_fft

@@ -16,9 +16,10 @@
 #include "cache/plan_cache.h"
 #include "cpu/cpu_plan.h"
 #include "cpu/line_plans.h"
+#include "cpu/simd_namespace.h"
 #include "ducc0/math/unity_roots.h"
 
-namespace jax_apple_fft {
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
 // The twiddles between the two passes, exp(-2 pi i k1 j2 / n) for k1 < rows
 // and j2 < columns, from double-precision tables of O(sqrt(n)) entries (the
@@ -62,9 +63,9 @@ std::shared_ptr<const FourStepTwiddles<T>> get_four_step_twiddles(PlanCache& cac
                                                                   FourStepSplit split,
                                                                   std::size_t lanes) {
   return cache.get<FourStepTwiddles<T>>(
-      PlanKey{"cpu.four_step_twiddles",
+      PlanKey{plan_family("four_step_twiddles"),
               {sizeof(T), split.rows, split.columns, static_cast<std::int64_t>(lanes)}},
       [&] { return std::make_shared<const FourStepTwiddles<T>>(split.rows, split.columns, lanes); });
 }
 
-}  // namespace jax_apple_fft
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

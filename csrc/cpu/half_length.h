@@ -18,9 +18,10 @@
 
 #include "cache/plan_cache.h"
 #include "cpu/line_plans.h"
+#include "cpu/simd_namespace.h"
 #include "ducc0/math/unity_roots.h"
 
-namespace jax_apple_fft {
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
 // w^k for k = 0 .. h / 2, rounded once from double-precision roots.
 template <class T>
@@ -44,7 +45,7 @@ template <class T>
 std::shared_ptr<const HalfLengthTwiddles<T>> get_half_length_twiddles(PlanCache& cache,
                                                                       std::int64_t n) {
   return cache.get<HalfLengthTwiddles<T>>(
-      PlanKey{"cpu.half_length_twiddles", {static_cast<std::int64_t>(sizeof(T)), n}},
+      PlanKey{plan_family("half_length_twiddles"), {static_cast<std::int64_t>(sizeof(T)), n}},
       [&] { return std::make_shared<const HalfLengthTwiddles<T>>(n); });
 }
 
@@ -107,4 +108,4 @@ void pack_half_length(const ducc::Cmplx<T>* bins, ducc::Cmplx<T>* z, std::int64_
   }
 }
 
-}  // namespace jax_apple_fft
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

@@ -13,9 +13,10 @@
 #include <cstring>
 #include <utility>
 
+#include "cpu/simd_namespace.h"
 #include "cpu/stream_copy.h"
 
-namespace jax_apple_fft::lane_tiles {
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::lane_tiles {
 
 template <class T, std::size_t lanes>
 struct VecOf {
@@ -166,4 +167,4 @@ inline void join_pairs(const T* re_im, T* pairs) {
   }
 }
 
-}  // namespace jax_apple_fft::lane_tiles
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::lane_tiles

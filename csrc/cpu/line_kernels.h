@@ -1,7 +1,7 @@
 // The line kernels of the CPU backend: gathering a bunch of lines from
 // strided memory into SIMD groups, transforming them with pocketfft line
 // plans, and scattering them back (plain, paired or streaming stores).
-// Included by cpu_transform.cc only.
+// Included by cpu_kernels.cc only.
 #pragma once
 
 #include <array>
@@ -17,9 +17,10 @@
 #include "cpu/half_length.h"
 #include "cpu/lane_tiles.h"
 #include "cpu/line_plans.h"
+#include "cpu/simd_namespace.h"
 #include "cpu/stream_copy.h"
 
-namespace jax_apple_fft {
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
 using ducc::Cmplx;
 
@@ -486,4 +487,4 @@ class LineKernels {
 
 };
 
-}  // namespace jax_apple_fft
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

@@ -1,5 +1,5 @@
 // One-dimensional line plans as cache entries. Included (through
-// line_kernels.h) by cpu_transform.cc only: it is where the pocketfft
+// line_kernels.h) by cpu_kernels.cc only: it is where the pocketfft
 // templates are instantiated for float and double.
 #pragma once
 
@@ -12,12 +12,13 @@
 #include "cache/plan_cache.h"
 #include "cpu/cpu_plan.h"
 #include "cpu/rader.h"
+#include "cpu/simd_namespace.h"
 #include "ducc0/fft/fft1d_impl.h"
 
-namespace jax_apple_fft {
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
-namespace ducc = ::jax_apple_fft_ducc0;
-namespace pocketfft = ::jax_apple_fft_ducc0::detail_fft;
+namespace ducc = ::DUCC0_NAMESPACE;
+namespace pocketfft = ::DUCC0_NAMESPACE::detail_fft;
 
 // A line transform of one length: pocketfft's, or Rader's algorithm
 // (rader.h) where the length is a prime it applies to. The interface is
@@ -72,7 +73,7 @@ class LinePlan final : public CachedPlan {
 // layout that vectorises inside one long transform.
 template <class T>
 PlanKey line_plan_key(bool real, std::int64_t n, bool single_line) {
-  return PlanKey{"cpu.line", {sizeof(T), real ? 1 : 0, n, single_line ? 1 : 0}};
+  return PlanKey{plan_family("line"), {sizeof(T), real ? 1 : 0, n, single_line ? 1 : 0}};
 }
 
 template <class Engine, class T>
@@ -86,4 +87,4 @@ std::shared_ptr<const LinePlan<Engine>> get_line_plan(PlanCache& cache, bool rea
   });
 }
 
-}  // namespace jax_apple_fft
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

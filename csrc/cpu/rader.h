@@ -13,13 +13,14 @@
 #include <vector>
 
 #include "cpu/rader_rules.h"
+#include "cpu/simd_namespace.h"
 #include "ducc0/fft/fft1d_impl.h"
 
-namespace jax_apple_fft {
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 namespace rader {
 
-namespace pocketfft = ::jax_apple_fft_ducc0::detail_fft;
-using ::jax_apple_fft_ducc0::Cmplx;
+namespace pocketfft = ::DUCC0_NAMESPACE::detail_fft;
+using ::DUCC0_NAMESPACE::Cmplx;
 
 // A line plan for one prime length p. `real` adds the tables that read and
 // write pocketfft's half-complex layout of real lines.
@@ -146,4 +147,4 @@ class Plan {
 };
 
 }  // namespace rader
-}  // namespace jax_apple_fft
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

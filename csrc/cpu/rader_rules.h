@@ -5,10 +5,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "cpu/simd_namespace.h"
 #include "ducc0/math/cmplx.h"
 #include "ducc0/math/unity_roots.h"
 
-namespace jax_apple_fft {
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 namespace rader {
 
 // Below this, pocketfft's own pass for a prime factor is a direct sum.
@@ -64,13 +65,13 @@ inline std::uint64_t generator(std::uint64_t p) {
 // cosine, so they are as accurate on every platform. Angles in `long double`
 // were not: it is double on Apple's arm64, where they erred 4x more, and
 // binary128 done in software on arm64 Linux, where they were slow.
-inline std::vector<::jax_apple_fft_ducc0::Cmplx<double>> roots_at(
+inline std::vector<::DUCC0_NAMESPACE::Cmplx<double>> roots_at(
     std::uint64_t p, const std::vector<std::uint32_t>& exponents) {
-  const ::jax_apple_fft_ducc0::UnityRoots<double, ::jax_apple_fft_ducc0::Cmplx<double>> roots(p);
-  std::vector<::jax_apple_fft_ducc0::Cmplx<double>> w(exponents.size());
+  const ::DUCC0_NAMESPACE::UnityRoots<double, ::DUCC0_NAMESPACE::Cmplx<double>> roots(p);
+  std::vector<::DUCC0_NAMESPACE::Cmplx<double>> w(exponents.size());
   for (std::size_t k = 0; k < exponents.size(); ++k) w[k] = roots[exponents[k]].conj();
   return w;
 }
 
 }  // namespace rader
-}  // namespace jax_apple_fft
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

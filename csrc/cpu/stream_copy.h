@@ -17,7 +17,9 @@
 #include <immintrin.h>
 #endif
 
-namespace jax_apple_fft {
+#include "cpu/simd_namespace.h"
+
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
 inline void stream_copy(void* dst, const void* src, std::size_t bytes) noexcept {
 #if defined(__SSE2__)
@@ -61,4 +63,4 @@ inline void stream_fence() noexcept {
 #endif
 }
 
-}  // namespace jax_apple_fft
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cache/plan_cache.h"
+#include "cpu/cpu_simd.h"
 #include "cpu/cpu_transform.h"
 #include "ffi/cache_handles.h"
 #include "ffi/cpu_target.h"
@@ -131,6 +132,16 @@ NB_MODULE(_core, m) {
   m.attr("DEFAULT_MAX_BYTES") = defaults.max_bytes;
   m.def("available_cores", &available_cores,
         "The cores this process may run on: the default cache's thread count.");
+  m.def("cpu_simd", [] { return cpu_simd_level(); },
+        "The SIMD level whose kernels the CPU backend runs in this process (the widest the "
+        "CPU has, or the one JAX_APPLE_FFT_CPU_SIMD names); ValueError if that variable "
+        "names one that cannot run here.");
+  m.def("cpu_simd_levels", [] {
+    std::vector<std::string> runnable;
+    for (const std::string& level : cpu_simd_levels_built())
+      if (cpu_simd_level_runs(level)) runnable.push_back(level);
+    return runnable;
+  }, "The SIMD levels of this build that this CPU runs, narrowest first.");
 
   nb::class_<PyPlanCache>(m, "NativePlanCache")
       .def(nb::init<std::size_t, std::size_t, int>(), nb::arg("max_entries"),

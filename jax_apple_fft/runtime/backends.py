@@ -64,7 +64,8 @@ def _metal_info() -> BackendInfo:
 def backends() -> dict[str, BackendInfo]:
     """Every backend, whether it can run here, and why (not)."""
     return {
-        "cpu": BackendInfo("cpu", True, "pocketfft on the host CPU, through XLA's FFI"),
+        "cpu": BackendInfo("cpu", True, f"pocketfft on the host CPU ({_core.cpu_simd()} "
+                                        "kernels), through XLA's FFI"),
         "metal": _metal_info(),
         "metal-emulated": BackendInfo(
             "metal-emulated", True,

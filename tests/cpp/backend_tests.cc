@@ -28,11 +28,13 @@
 #include "expect.h"
 #include "cache/huge_pages.h"
 #include "cache/plan_cache.h"
+#include "cpu/cpu_simd.h"
 #include "cpu/cpu_transform.h"
 #include "cpu/lane_tiles.h"
 #include "cpu/rader_rules.h"
 
 using namespace jax_apple_fft;
+using namespace jax_apple_fft::JAX_APPLE_FFT_SIMD;  // the kernel headers tested directly
 using test_support::expect;
 
 namespace {
@@ -143,14 +145,23 @@ std::vector<cd> reference(const TransformSpec& spec, const std::vector<cd>& inpu
   return x;
 }
 
-template <class T>
-double run_and_compare(const TransformSpec& spec, PlanCache& cache, std::uint32_t seed) {
+// The input of a spec, random from `seed` (real where the spec reads real
+// values), as the reference sees it.
+std::vector<cd> random_input(const TransformSpec& spec, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<double> normal;
   const bool real_in = spec.kind == TransformKind::kR2C;
-  const bool real_out = spec.kind == TransformKind::kC2R;
   std::vector<cd> input(count(spec.in_shape));
   for (auto& v : input) v = real_in ? cd(normal(rng), 0) : cd(normal(rng), normal(rng));
+  return input;
+}
+
+// Runs `spec` on `input` with the kernels of `simd_level`.
+template <class T>
+std::vector<cd> run_on(const TransformSpec& spec, PlanCache& cache, const std::vector<cd>& input,
+                       const std::string& simd_level) {
+  const bool real_in = spec.kind == TransformKind::kR2C;
+  const bool real_out = spec.kind == TransformKind::kC2R;
   std::vector<T> in_buf(input.size() * (real_in ? 1 : 2));
   for (std::size_t i = 0; i < input.size(); ++i) {
     if (real_in) {
@@ -161,16 +172,29 @@ double run_and_compare(const TransformSpec& spec, PlanCache& cache, std::uint32_
     }
   }
   std::vector<T> out_buf(count(spec.out_shape) * (real_out ? 1 : 2));
-  auto transform = CpuTransform::prepare(spec, cache);
+  auto transform = CpuTransform::prepare(spec, cache, simd_level);
   transform->execute(in_buf.data(), out_buf.data(), cache);
-  const auto expected = reference(spec, input);
+  std::vector<cd> out(count(spec.out_shape));
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = real_out ? cd(out_buf[i], 0) : cd(out_buf[2 * i], out_buf[2 * i + 1]);
+  return out;
+}
+
+// Relative L2 distance of `got` from `expected`.
+double relative_error(const std::vector<cd>& got, const std::vector<cd>& expected) {
   double err = 0, norm = 0;
   for (std::size_t i = 0; i < expected.size(); ++i) {
-    const cd got = real_out ? cd(out_buf[i], 0) : cd(out_buf[2 * i], out_buf[2 * i + 1]);
-    err += std::norm(got - expected[i]);
+    err += std::norm(got[i] - expected[i]);
     norm += std::norm(expected[i]);
   }
   return std::sqrt(err / std::max(norm, 1e-300));
+}
+
+template <class T>
+double run_and_compare(const TransformSpec& spec, PlanCache& cache, std::uint32_t seed,
+                       const std::string& simd_level = cpu_simd_level()) {
+  const std::vector<cd> input = random_input(spec, seed);
+  return relative_error(run_on<T>(spec, cache, input, simd_level), reference(spec, input));
 }
 
 TransformSpec make_spec(TransformKind kind, bool forward, Precision precision,
@@ -243,18 +267,78 @@ void test_transforms_match_reference() {
       {TransformKind::kR2C, true, {6, 10, 3}, {1}, 10},
       {TransformKind::kC2R, true, {5, 6, 3}, {1}, 11},
   };
-  for (const auto& c : cases) {
-    for (Precision p : {Precision::kSingle, Precision::kDouble}) {
-      auto in_shape = c.shape;
-      if (c.kind == TransformKind::kC2R) in_shape[c.axes.back()] = c.n / 2 + 1;
-      const auto spec = make_spec(c.kind, c.forward, p, in_shape, c.axes, c.n, 0.5);
-      const double err = p == Precision::kSingle ? run_and_compare<float>(spec, cache, 1)
-                                                 : run_and_compare<double>(spec, cache, 1);
-      const double bound = p == Precision::kSingle ? 1e-5 : 1e-12;
-      expect(err < bound, "transform kind " + std::to_string(int(c.kind)) + " error " +
-                              std::to_string(err));
+  for (const std::string& level : cpu_simd_levels_built()) {
+    if (!cpu_simd_level_runs(level)) continue;
+    for (const auto& c : cases) {
+      for (Precision p : {Precision::kSingle, Precision::kDouble}) {
+        auto in_shape = c.shape;
+        if (c.kind == TransformKind::kC2R) in_shape[c.axes.back()] = c.n / 2 + 1;
+        const auto spec = make_spec(c.kind, c.forward, p, in_shape, c.axes, c.n, 0.5);
+        const double err = p == Precision::kSingle
+                               ? run_and_compare<float>(spec, cache, 1, level)
+                               : run_and_compare<double>(spec, cache, 1, level);
+        const double bound = p == Precision::kSingle ? 1e-5 : 1e-12;
+        expect(err < bound, level + ": transform kind " + std::to_string(int(c.kind)) +
+                                " error " + std::to_string(err));
+      }
     }
   }
+}
+
+// Every level the CPU runs, through one cache: each level's copy of the
+// kernels plans with its own vector width and keeps its own cache entries,
+// and all agree with each other, on short batched lines, a four-step length
+// and Bluestein and Rader lengths.
+void test_simd_levels_agree() {
+  std::vector<std::string> levels;
+  for (const std::string& level : cpu_simd_levels_built())
+    if (cpu_simd_level_runs(level)) levels.push_back(level);
+  expect(!levels.empty(), "this CPU runs some level");
+  const char* forced = std::getenv(kCpuSimdVariable);
+  const std::string chosen = forced != nullptr && *forced != '\0' ? forced : levels.back();
+  expect(cpu_simd_level() == chosen, "the process runs the forced or else the widest level");
+  PlanCache cache(CacheLimits{256, 1 << 26, 2});
+  const auto batched =
+      make_spec(TransformKind::kC2C, true, Precision::kSingle, {64, 16}, {1}, 0, 1);
+  std::vector<std::string> plans;
+  for (const std::string& level : levels)
+    plans.push_back(CpuTransform::prepare(batched, cache, level)->plan().describe());
+  for (std::size_t i = 1; i < levels.size(); ++i)
+    expect(plans[i] != plans[0], levels[i] + " plans with its own width: " + plans[i]);
+  struct Case {
+    TransformKind kind;
+    std::vector<std::int64_t> shape;
+    std::int64_t n;
+  };
+  const std::vector<Case> cases = {
+      {TransformKind::kC2C, {37, 8}, 0},     {TransformKind::kR2C, {29, 16}, 16},
+      {TransformKind::kC2R, {23, 9}, 16},    {TransformKind::kC2C, {2, 65536}, 0},
+      {TransformKind::kR2C, {3, 65536}, 65536}, {TransformKind::kC2C, {5, 1031}, 0},
+      {TransformKind::kC2R, {4, 129}, 257},  {TransformKind::kR2C, {6, 113}, 113},
+  };
+  for (const Case& c : cases)
+    for (Precision p : {Precision::kSingle, Precision::kDouble}) {
+      const auto spec = make_spec(c.kind, true, p, c.shape, {1}, c.n, 1);
+      const std::vector<cd> input = random_input(spec, 7);
+      std::vector<cd> first;
+      for (const std::string& level : levels) {
+        const std::vector<cd> out = p == Precision::kSingle
+                                        ? run_on<float>(spec, cache, input, level)
+                                        : run_on<double>(spec, cache, input, level);
+        if (first.empty()) first = out;
+        const double err = relative_error(out, first);
+        expect(err < (p == Precision::kSingle ? 2e-6 : 1e-14),
+               level + " agrees with " + levels[0] + " on kind " + std::to_string(int(c.kind)) +
+                   " length " + std::to_string(c.shape[1]) + ": " + std::to_string(err));
+      }
+    }
+  bool refused = false;
+  try {
+    CpuTransform::prepare(batched, cache, "sse1");
+  } catch (const std::invalid_argument& e) {
+    refused = std::string(e.what()).find("not one this build has") != std::string::npos;
+  }
+  expect(refused, "a level this build lacks is refused");
 }
 
 // Long lines go through the two-pass (four-step) path; a naive DFT of them
@@ -526,6 +610,26 @@ void test_failed_build_leaves_nothing() {
 
 // A build that finishes after close() must not leave an entry in the
 // closed cache (close takes the lock that lookups check it under).
+// A plan that cannot be built fails as a PlanBuildError from every level's
+// kernels: the error crosses from the level's code into the shared code and
+// back.
+void test_failed_build_in_each_level() {
+  PlanCache cache(CacheLimits{8, 1 << 20, 1});
+  const std::int64_t huge = std::int64_t(1) << 60;
+  const auto spec = make_spec(TransformKind::kC2C, true, Precision::kSingle, {huge}, {0}, 0, 1);
+  for (const std::string& level : cpu_simd_levels_built()) {
+    if (!cpu_simd_level_runs(level)) continue;
+    bool typed = false;
+    try {
+      CpuTransform::prepare(spec, cache, level);
+    } catch (const PlanBuildError& e) {
+      typed = std::string(e.what()).find("exceeds the supported maximum") != std::string::npos;
+    }
+    expect(typed, level + ": a length of 2^60 fails as a PlanBuildError");
+  }
+  expect(cache.stats().entries == 0, "failed builds leave no entry");
+}
+
 void test_close_during_build_keeps_nothing() {
   PlanCache cache(CacheLimits{8, 1 << 20, 1});
   std::atomic<bool> building{false};
@@ -679,6 +783,7 @@ void test_huge_page_advice() {
 
 int main() {
   test_transforms_match_reference();
+  test_simd_levels_agree();
   test_lone_line_plan_only_when_needed();
   test_rader_rules();
   test_long_lines();
@@ -687,6 +792,7 @@ int main() {
   test_lane_tiles();
   test_cache_bounds_and_lru();
   test_failed_build_leaves_nothing();
+  test_failed_build_in_each_level();
   test_close_during_build_keeps_nothing();
   test_evicted_plans_forgotten_without_stats();
   test_one_build_per_key_under_contention();
