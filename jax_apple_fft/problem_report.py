@@ -48,19 +48,21 @@ def _median_seconds(f: Callable[[], object], runs: int) -> float:
 def _timed_fft(backend: str, n: int, cache: PlanCache, runs: int) -> float:
     rng = np.random.default_rng(n)
     x = jax.device_put((rng.standard_normal(n) + 1j * rng.standard_normal(n))
-                       .astype(np.complex64))
+                       .astype(np.complex64), jax.devices("cpu")[0])  # where our backends run
     f = jax.jit(functools.partial(transforms.fft, backend=backend, cache=cache))
     return _median_seconds(lambda: f(x), runs)
 
 
 def _environment() -> list[str]:
-    devices = ", ".join(f"{d.platform}:{d.id} ({d.device_kind})" for d in jax.devices())
+    default = jax.devices()
+    cpu = [] if default[0].platform == "cpu" else jax.devices("cpu")
+    devices = ", ".join(f"{d.platform}:{d.id} ({d.device_kind})" for d in default + cpu)
     return [
         f"jax_apple_fft {__version__}",
         f"python {platform.python_version()} ({platform.python_implementation()})",
         f"jax {jax.__version__}, jaxlib {jaxlib.__version__}, numpy {np.__version__}",
         f"platform {platform.platform()}, machine {platform.machine()}",
-        f"jax devices: {devices}",
+        f"jax devices: {devices} (default: {default[0].platform})",
     ]
 
 

@@ -153,16 +153,27 @@ def compile_to_ptx(source: str, options: list[str], nvrtc_path: str | None = Non
     return compile_with_log(source, options, nvrtc_path)[0]
 
 
+def _ptxas_report(kernel: str, arch: str, pipeline_constants: tuple[int, ...]) -> str:
+    """NVRTC's log of `kernel` built as the executor builds it, with ptxas's
+    per-function report."""
+    options = [*compile_options(arch, register_cap(kernel), pipeline_constants),
+               "--ptxas-options=-v"]
+    return compile_with_log(translation_unit(kernels=(kernel,)), options)[1]
+
+
 def register_usage(kernels: tuple[str, ...] = FFT_KERNELS, arch: str = "sm_90",
                    pipeline_constants: tuple[int, ...] = ()) -> dict:
     """{kernel: (registers, spill store bytes)} of each kernel's by-value entry
     point, built as the executor builds it (its register cap), from ptxas's
     report: no GPU needed."""
+    # In a fresh process: where XLA's CUDA client has started, NVRTC returns
+    # an empty log, without ptxas's report.
+    with concurrent.futures.ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        logs = list(pool.map(_ptxas_report, kernels, [arch] * len(kernels),
+                             [pipeline_constants] * len(kernels)))
     usage = {}
-    for kernel in kernels:
-        options = [*compile_options(arch, register_cap(kernel), pipeline_constants),
-                   "--ptxas-options=-v"]
-        log = compile_with_log(translation_unit(kernels=(kernel,)), options)[1]
+    for kernel, log in zip(kernels, logs):
         report = log.split(f"Compiling entry function '{ENTRY_PREFIX}{kernel}'")[1]
         spills = re.search(r"(\d+) bytes spill stores", report)
         registers = re.search(r"Used (\d+) registers", report)
