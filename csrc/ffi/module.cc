@@ -116,6 +116,11 @@ void raise_package_error(const char* name, const char* message) {
 NB_MODULE(_core, m) {
   using namespace jax_apple_fft;
   m.doc() = "Private extension of jax_apple_fft: FFI handlers and the native PlanCache.";
+  // Caches that something long-lived still holds when the interpreter exits
+  // (a compiled function's parameters, a module attribute) are never freed:
+  // Python does not finalise everything at exit, and the process's memory
+  // goes with it. nanobind would report each as a leak.
+  nb::set_leak_warnings(false);
 
   nb::register_exception_translator([](const std::exception_ptr& error, void*) {
     try {
