@@ -155,7 +155,9 @@ def compile_to_ptx(source: str, options: list[str], nvrtc_path: str | None = Non
 
 def _ptxas_report(kernel: str, arch: str, pipeline_constants: tuple[int, ...]) -> str:
     """NVRTC's log of `kernel` built as the executor builds it, with ptxas's
-    per-function report."""
+    per-function report. Turns the CUDA compute cache off in this process."""
+    # A compile found in the CUDA compute cache comes back without the report.
+    os.environ["CUDA_CACHE_DISABLE"] = "1"
     options = [*compile_options(arch, register_cap(kernel), pipeline_constants),
                "--ptxas-options=-v"]
     return compile_with_log(translation_unit(kernels=(kernel,)), options)[1]
@@ -166,8 +168,7 @@ def register_usage(kernels: tuple[str, ...] = FFT_KERNELS, arch: str = "sm_90",
     """{kernel: (registers, spill store bytes)} of each kernel's by-value entry
     point, built as the executor builds it (its register cap), from ptxas's
     report: no GPU needed."""
-    # In a fresh process: where XLA's CUDA client has started, NVRTC returns
-    # an empty log, without ptxas's report.
+    # In a process of its own, which turns the CUDA compute cache off.
     with concurrent.futures.ProcessPoolExecutor(
             max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         logs = list(pool.map(_ptxas_report, kernels, [arch] * len(kernels),
