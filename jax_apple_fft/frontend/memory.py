@@ -38,26 +38,16 @@ def _read_int(path: str) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _meminfo_bytes(field: str) -> int | None:
+def _kib_field_bytes(path: str, field: str) -> int | None:
+    """A "Field:  N kB" line of a /proc file, in bytes."""
     try:
-        with open("/proc/meminfo") as f:
+        with open(path) as f:
             for line in f:
                 if line.startswith(field + ":"):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
     return None
-
-
-def _status_bytes(field: str) -> int:
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
 
 
 def _cgroup_headroom() -> int | None:
@@ -89,8 +79,8 @@ def _cgroup_headroom() -> int | None:
 def _rlimit_headroom() -> int | None:
     """What RLIMIT_AS and RLIMIT_DATA still allow this process to map."""
     headroom = None
-    for limit, used in ((resource.RLIMIT_AS, _status_bytes("VmSize")),
-                        (resource.RLIMIT_DATA, _status_bytes("VmData"))):
+    for limit, used in ((resource.RLIMIT_AS, _kib_field_bytes("/proc/self/status", "VmSize")),
+                        (resource.RLIMIT_DATA, _kib_field_bytes("/proc/self/status", "VmData"))):
         soft, _ = resource.getrlimit(limit)
         if soft != resource.RLIM_INFINITY and used:
             left = max(0, soft - used)
@@ -114,7 +104,7 @@ def available_memory() -> tuple[int, str]:
     physical memory, which counts neither other processes nor compression."""
     candidates = [(physical_memory(), "physical memory")]
     if sys.platform.startswith("linux"):
-        for value, what in ((_meminfo_bytes("MemAvailable"), "MemAvailable"),
+        for value, what in ((_kib_field_bytes("/proc/meminfo", "MemAvailable"), "MemAvailable"),
                             (_cgroup_headroom(), "the cgroup's memory limit"),
                             (_rlimit_headroom(), "RLIMIT_AS/RLIMIT_DATA")):
             if value is not None:
