@@ -13,6 +13,7 @@ the peak."""
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import resource
@@ -88,6 +89,7 @@ def _rlimit_headroom() -> int | None:
     return headroom
 
 
+@functools.cache
 def physical_memory() -> int:
     """This machine's physical memory in bytes (sys.maxsize where unknown)."""
     try:
@@ -112,13 +114,12 @@ def available_memory() -> tuple[int, str]:
     return min(candidates)
 
 
-def peak_bytes(*, kind: TransformKind, forward: bool, x_shape: Sequence[int], dtype,
-               axes: Sequence[int], input_lengths: Sequence[int], lengths: Sequence[int],
+def peak_bytes(*, kind: TransformKind, forward: bool, x_shape: Sequence[int],
+               fitted: Sequence[int], dtype, axes: Sequence[int], lengths: Sequence[int],
                result: Sequence[int], result_dtype, backend: str, cache: PlanCache) -> int:
-    """The bytes a call allocates at its peak beyond its (existing) input."""
-    fitted = list(x_shape)
-    for axis, m in zip(axes, input_lengths):
-        fitted[axis] = m
+    """The bytes a call allocates at its peak beyond its (existing) input of
+    `x_shape`, padded or cropped to `fitted` before the transform."""
+    fitted = list(fitted)
     itemsize = np.dtype(dtype).itemsize
     total = math.prod(result) * np.dtype(result_dtype).itemsize
     if fitted != list(x_shape):

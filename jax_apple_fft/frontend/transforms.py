@@ -93,8 +93,8 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
         return jnp.zeros(result, result_dtype)
     chosen = resolve_backend(backend, x.dtype, math.prod(fitted))  # "auto": dtype and size
     memory.check_peak_memory(name, memory.peak_bytes(
-        kind=kind, forward=forward, x_shape=x.shape, dtype=x.dtype, axes=axes,
-        input_lengths=input_lengths, lengths=lengths, result=result,
+        kind=kind, forward=forward, x_shape=x.shape, fitted=fitted, dtype=x.dtype, axes=axes,
+        lengths=lengths, result=result,
         result_dtype=result_dtype, backend=chosen, cache=cache))
     x = arguments.fit_to_lengths(x, axes, input_lengths)
     scale = arguments.norm_scale(norm, math.prod(lengths), inverse)
