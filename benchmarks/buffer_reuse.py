@@ -21,8 +21,8 @@ import numpy as np
 import scipy.fft
 
 import jax_apple_fft as af
-from contenders import ALL_CORES
-from timing import FULL_PLAN, QUICK_PLAN, measure_interleaved
+from bench.contenders import ALL_CORES
+from bench.timing import FULL_PLAN, QUICK_PLAN, measure_interleaved
 
 LINE = 4096
 BATCHES = (64, 256, 512, 1024)  # 4, 16, 32 and 64 MiB of complex128

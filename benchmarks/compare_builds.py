@@ -28,7 +28,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import allocator
+from bench import allocator
 
 # Before any large allocation: see allocator.
 if "--reuse-memory" in sys.argv:
@@ -49,7 +49,7 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=21,
                         help="interleaved rounds per process (default: 21)")
     parser.add_argument("--reuse-memory", action="store_true",
-                        help="every process as run.py --reuse-memory (see benchmarks/allocator.py)")
+                        help="every process as run.py --reuse-memory (see bench/allocator.py)")
     parser.add_argument(CHILD_FLAG, action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args()
 
@@ -60,16 +60,16 @@ def child(rows: list[str], rounds: int) -> dict[str, dict[str, float]]:
     # Imported here: the parent process never loads jax or any build.
     import jax
     import numpy as np
-    from contenders import (
+    from bench.contenders import (
         OURS_ALL_CORES,
         OURS_ONE_THREAD,
         SCIPY_ALL_WORKERS,
         SCIPY_ONE_WORKER,
         all_contenders,
     )
-    from measure import run_row
-    from suite import full_suite
-    from timing import FULL_PLAN
+    from bench.measure import run_row
+    from bench.suite import full_suite
+    from bench.timing import FULL_PLAN
 
     jax.config.update("jax_enable_x64", True)
     suite = {row.name: row for row in full_suite()}
@@ -143,7 +143,7 @@ def _milliseconds(seconds: float) -> str:
 
 
 def _row_names() -> set[str]:
-    from suite import full_suite
+    from bench.suite import full_suite
     return {row.name for row in full_suite()}
 
 

@@ -13,9 +13,9 @@ import time
 import jax
 import numpy as np
 
-from contenders import ALL_CORES, ours
-from inputs import make_input
-from suite import full_suite
+from bench.contenders import ALL_CORES, ours
+from bench.inputs import make_input
+from bench.suite import full_suite
 
 
 def parse_arguments() -> argparse.Namespace:

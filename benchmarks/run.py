@@ -13,8 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-import allocator
-import jnp_threads
+from bench import allocator, jnp_threads
 
 # Before jax is imported: see jnp_threads.
 if "--jnp-single-thread" in sys.argv:
@@ -27,12 +26,12 @@ import jax
 import numpy as np
 from tqdm import tqdm
 
-from contenders import ALL_CORES, all_contenders
-from measure import RowResult, run_row
-from plot import plot_throughput
-from report import format_table, machine_info, machine_line, to_json
-from suite import full_suite, quick_suite
-from timing import FULL_PLAN, QUICK_PLAN
+from bench.contenders import ALL_CORES, all_contenders
+from bench.measure import RowResult, run_row
+from bench.plot import plot_throughput
+from bench.report import format_table, machine_info, machine_line, to_json
+from bench.suite import full_suite, quick_suite
+from bench.timing import FULL_PLAN, QUICK_PLAN
 
 SEED = 20240601
 
@@ -56,7 +55,7 @@ def parse_arguments() -> argparse.Namespace:
                              "no XLA), the column to compare with FFTW's")
     parser.add_argument("--reuse-memory", action="store_true",
                         help="have glibc serve every contender's memory from its heap and keep "
-                             "it, so that no output is fresh memory (see benchmarks/allocator.py)")
+                             "it, so that no output is fresh memory (see bench/allocator.py)")
     return parser.parse_args()
 
 

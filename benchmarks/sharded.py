@@ -51,8 +51,7 @@ def main() -> int:
     import numpy as np
     from jax.sharding import NamedSharding, PartitionSpec as P
 
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from report import machine_info, machine_line
+    from bench.report import machine_info, machine_line
 
     import jax_apple_fft as af
 

@@ -23,15 +23,15 @@ import statistics
 import sys
 import time
 
-import allocator  # noqa: F401 -- the benchmarks' import order
+from bench import allocator  # noqa: F401 -- the benchmarks' import order
 import jax
 import numpy as np
 
 import jax_apple_fft as af
-from contenders import ALL_CORES, native_call, numpy_style_transform
-from inputs import make_input
-from report import machine_info, machine_line
-from suite import full_suite
+from bench.contenders import ALL_CORES, native_call, numpy_style_transform
+from bench.inputs import make_input
+from bench.report import machine_info, machine_line
+from bench.suite import full_suite
 
 ROUNDS = 15
 COPIES = 8  # prepared inputs per round of the in-place variant

@@ -6,11 +6,11 @@ import dataclasses
 
 import numpy as np
 
-import accuracy
-from contenders import Contender
-from inputs import make_input
-from suite import Row
-from timing import Timing, TimingPlan, measure_interleaved
+from . import accuracy
+from .contenders import Contender
+from .inputs import make_input
+from .suite import Row
+from .timing import Timing, TimingPlan, measure_interleaved
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,10 +13,10 @@ import platform
 from typing import Any
 
 import jax_apple_fft
-import jnp_threads
-from contenders import DROP_IN, JNP_FFT, NUMPY, OURS_ONE_THREAD
-from measure import RowResult
-from timing import TimingPlan
+from . import jnp_threads
+from .contenders import DROP_IN, JNP_FFT, NUMPY, OURS_ONE_THREAD
+from .measure import RowResult
+from .timing import TimingPlan
 
 ROW_COLUMN_WIDTH = 26
 TIME_COLUMN_WIDTH = 11

@@ -19,9 +19,9 @@ import scipy.fft
 
 import jax_apple_fft as af
 from jax_apple_fft.frontend.arguments import check_norm, norm_scale
-import jnp_threads
-from suite import Row
-from timing import Runner
+from . import jnp_threads
+from .suite import Row
+from .timing import Runner
 
 ALL_CORES = os.cpu_count() or 1
 

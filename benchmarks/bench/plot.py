@@ -10,8 +10,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only; no display needed
 import matplotlib.pyplot as plt
 
-from measure import RowResult
-from suite import ELEMENTS_PER_1D_ROW, KINDS, PRECISIONS
+from .measure import RowResult
+from .suite import ELEMENTS_PER_1D_ROW, KINDS, PRECISIONS
 
 PANEL_COLUMNS = 3
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from suite import Row
+from .suite import Row
 
 # Headroom over the documented 5 * eps * log2(N) bound, so that every
 # contender (not only ours) passes on random data.

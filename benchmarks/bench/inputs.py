@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from suite import Row
+from .suite import Row
 
 REAL_DTYPES = {"f32": np.float32, "f64": np.float64}
 COMPLEX_DTYPES = {"f32": np.complex64, "f64": np.complex128}
