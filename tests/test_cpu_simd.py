@@ -76,6 +76,7 @@ def _run_child(tmp_path, level: str | None, inputs_path: str):
     return reported.split(), backend_reason, dict(np.load(out))
 
 
+@pytest.mark.slow
 def test_every_level_matches_numpy_and_the_others(tmp_path):
     arrays, inputs_path = _inputs(tmp_path)
     results = {}

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pathlib
 
+import pytest
+
 from subprocess_testing import CPU_ONLY, check_ok, run_python
 
 # The children compare results with the tests' own helpers.
@@ -112,6 +114,7 @@ r = c.real.copy()
 """
 
 
+@pytest.mark.slow
 def test_fftn_over_sharded_axes_is_distributed_with_all_to_alls():
     # Slab (1-D mesh) and pencil (2-D mesh) decompositions, every kind and
     # norm, explicit and automatic mesh axes: equal to numpy, no gather.
@@ -145,6 +148,7 @@ for axis_type in (AxisType.Explicit, AxisType.Auto):
 """, env=EIGHT_DEVICES, timeout=900))
 
 
+@pytest.mark.slow
 def test_uneven_half_spectra_gradients_and_the_inverse():
     check_ok(run_python(DISTRIBUTED + """
 slab_mesh, pencil_mesh = meshes(AxisType.Explicit)
@@ -175,6 +179,7 @@ assert collectives(jax.jit(jax.grad(loss)), cs)["all-gather"] == 0
 """, env=EIGHT_DEVICES, timeout=900))
 
 
+@pytest.mark.slow
 def test_out_sharding_takes_the_transposed_layout_with_one_exchange():
     check_ok(run_python(DISTRIBUTED + """
 for axis_type in (AxisType.Explicit, AxisType.Auto):
@@ -250,6 +255,7 @@ for axis_type in (AxisType.Explicit, AxisType.Auto):
 """, env=EIGHT_DEVICES))
 
 
+@pytest.mark.slow
 def test_drop_in_gives_jnp_results_for_every_sharded_case():
     # enable() never breaks working code: the layouts above, and one the
     # decomposition refuses (a sharded line, gathered as XLA does), give through
@@ -306,6 +312,7 @@ jax.distributed.shutdown()
 """
 
 
+@pytest.mark.slow
 def test_distributed_fftn_across_processes():
     # Four processes of two CPU devices each, one mesh, gloo collectives.
     import os

@@ -6,7 +6,7 @@ import pytest
 from metal_inputs import random_complex
 from support.accuracy import assert_accurate
 
-POWERS_OF_TWO = [2**k for k in range(0, 21)]
+POWERS_OF_TWO = [2**k for k in range(0, 20)] + [pytest.param(1 << 20, marks=pytest.mark.slow)]
 SMOOTH = [6, 12, 100, 360, 1000, 2187, 3125, 2401, 1331, 2197, 12288, 15015, 100000, 248832,
           11**5]
 BLUESTEIN = [17, 4099, 8191, 10007, 65537, 2 * 4099, 3 * 10007]
