@@ -4,8 +4,8 @@ modules as ``fft_testing``; the fixtures live in conftest.py).
 * ``precision``: a context that turns x64 on for "float64".
 * ``make_input``: reproducible random real or complex data.
 * ``numpy_reference``: numpy's float64 FFT of the same call (the oracle).
-* ``assert_matches``: compares a result with the oracle, with a tolerance
-  that grows like eps * log2(n) of the dtype under test.
+
+The accuracy bound a result must meet is in support/accuracy.py.
 
 A separate module rather than conftest.py: several conftest.py files exist
 under tests/, and ``import conftest`` would pick whichever was loaded last.
@@ -14,7 +14,6 @@ under tests/, and ``import conftest`` would pick whichever was loaded last.
 from __future__ import annotations
 
 import contextlib
-import math
 import operator
 
 import jax
@@ -116,46 +115,6 @@ def numpy_reference(name: str, x, *, n=None, axis=-1, s=None, axes=None, norm=No
         return fn(x64, n=n, axis=axis, norm=norm)
     s, axes = _resolved_nd_args(name, x.shape, s, axes)
     return fn(x64, s=s, axes=axes, norm=norm)
-
-
-def eps_of(dtype) -> float:
-    dtype = np.dtype(dtype)
-    if dtype.kind == "c":
-        dtype = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
-    return float(np.finfo(dtype).eps)
-
-
-def tolerance(dtype, n: int) -> float:
-    """~ 10 * eps * log2(n): the error budget of an n-point FFT."""
-    return 10.0 * eps_of(dtype) * max(1.0, math.log2(max(n, 2)))
-
-
-def relative_error(actual, expected) -> float:
-    actual = np.asarray(actual).astype(np.complex128)
-    expected = np.asarray(expected).astype(np.complex128)
-    if expected.size == 0:
-        return 0.0
-    scale = max(np.max(np.abs(expected)), np.finfo(np.float64).tiny)
-    return float(np.max(np.abs(actual - expected)) / scale)
-
-
-def assert_matches(actual, expected, dtype, n: int, *, factor: float = 1.0, exact_dtype=True):
-    """Shape, dtype and max-abs error relative to the largest magnitude."""
-    actual = np.asarray(actual)
-    expected = np.asarray(expected)
-    assert actual.shape == expected.shape, (actual.shape, expected.shape)
-    if exact_dtype:
-        assert actual.dtype == np.dtype(dtype), (actual.dtype, np.dtype(dtype))
-    assert np.all(np.isfinite(actual)), "non-finite values in the result"
-    err = relative_error(actual, expected)
-    tol = factor * tolerance(dtype, n)
-    assert err <= tol, f"relative error {err:.3e} exceeds {tol:.3e} (n={n})"
-
-
-def total_length(shape, axes=None) -> int:
-    if axes is None:
-        axes = range(len(shape))
-    return max(1, math.prod(shape[a] for a in axes))
 
 
 def call(name: str, x, **kwargs):

@@ -13,11 +13,11 @@ import pytest
 import jax_apple_fft as af
 from fft_testing import (
     REAL_INPUT,
-    assert_matches,
     expected_dtype,
     make_input,
     numpy_reference,
 )
+from support.accuracy import assert_accurate
 
 # (name, per-example shape, keyword arguments)
 VMAP_CASES = [
@@ -63,11 +63,11 @@ def test_vmap_in_axes(name, shape, kwargs, in_axis, rng):
     assert out.shape == loop.shape
     assert out.dtype == expected_dtype(name, "float32")
     # Same kernels, same lines: batched equals the loop to rounding.
-    assert_matches(out, loop, out.dtype, 64, factor=0.1)
+    assert_accurate(out, loop, out.dtype, 64, factor=0.1)
     # And both equal numpy, slice by slice.
     for i in range(batch):
         ref = numpy_reference(name, np.take(xb, i, axis=pos), **kwargs)
-        assert_matches(out[i], ref, out.dtype, int(np.prod(shape)))
+        assert_accurate(out[i], ref, out.dtype, int(np.prod(shape)))
 
 
 @pytest.mark.parametrize("out_axis", (0, 1, -1))
@@ -75,7 +75,7 @@ def test_vmap_out_axes(out_axis, rng):
     x = make_input(rng, (4, 3, 6), "float32", complex_=False)
     out = jax.vmap(af.rfft, in_axes=1, out_axes=out_axis)(x)
     ref = np.moveaxis(np.fft.rfft(x.astype(np.float64), axis=-1), 1, out_axis)
-    assert_matches(out, ref, np.complex64, 6)
+    assert_accurate(out, ref, np.complex64, 6)
 
 
 def test_nested_vmap(rng):
@@ -89,10 +89,10 @@ def test_nested_vmap(rng):
     assert out.shape == (2, 3, 5, 4)
     ref = np.fft.fftn(x.astype(np.complex128), axes=(3, 1), norm="ortho")  # over (b, a)
     ref = np.moveaxis(ref, 2, 1)
-    assert_matches(out, ref, np.complex64, 20)
+    assert_accurate(out, ref, np.complex64, 20)
     loop = np.stack([np.stack([np.asarray(f(x[i, :, j, :])) for j in range(3)])
                      for i in range(2)])
-    assert_matches(out, loop, np.complex64, 20, factor=0.1)
+    assert_accurate(out, loop, np.complex64, 20, factor=0.1)
 
 
 def test_vmap_of_grad_and_jit(x64, rng):
@@ -149,7 +149,7 @@ def test_jit_equals_eager(name, shape, kwargs, dtype, rng):
         jitted = jax.jit(f)(x)
         assert jitted.dtype == eager.dtype == expected_dtype(name, dtype)
         np.testing.assert_array_equal(np.asarray(jitted), np.asarray(eager))
-        assert_matches(jitted, numpy_reference(name, x, **kwargs), jitted.dtype, 64)
+        assert_accurate(jitted, numpy_reference(name, x, **kwargs), jitted.dtype, 64)
 
 
 def test_jit_with_static_arguments(rng):
@@ -158,7 +158,7 @@ def test_jit_with_static_arguments(rng):
     for n, axis, norm in ((None, -1, None), (6, 0, "ortho"), (12, 1, "forward")):
         out = f(x, n=n, axis=axis, norm=norm)
         ref = np.fft.rfft(x.astype(np.float64), n=n, axis=axis, norm=norm)
-        assert_matches(out, ref, np.complex64, 12)
+        assert_accurate(out, ref, np.complex64, 12)
 
 
 def test_jit_inside_larger_computation(rng):
@@ -172,7 +172,7 @@ def test_jit_inside_larger_computation(rng):
 
     out = circular_convolution(a, b)
     ref = np.array([sum(a[j] * b[(i - j) % 16] for j in range(16)) for i in range(16)])
-    assert_matches(out, ref, np.float32, 16, factor=2)
+    assert_accurate(out, ref, np.float32, 16, factor=2)
 
 
 def test_jit_compiled_function_is_reused(rng):

@@ -14,6 +14,7 @@ import pytest
 import jax_apple_fft as af
 from jax_apple_fft import _core
 from subprocess_testing import check_ok, run_python
+from support.accuracy import error_bound, relative_l2_error
 
 LEVELS = _core.cpu_simd_levels()
 PACKAGE_ROOT = str(pathlib.Path(af.__file__).resolve().parent.parent)
@@ -75,10 +76,7 @@ def _run_child(tmp_path, level: str | None, inputs_path: str):
     return reported.split(), backend_reason, dict(np.load(out))
 
 
-def _relative_error(got, want) -> float:
-    return float(np.linalg.norm(got - want) / np.linalg.norm(want))
-
-
+@pytest.mark.slow
 def test_every_level_matches_numpy_and_the_others(tmp_path):
     arrays, inputs_path = _inputs(tmp_path)
     results = {}
@@ -90,14 +88,17 @@ def test_every_level_matches_numpy_and_the_others(tmp_path):
         results[level + " lanes"] = int(lanes)
     for i, (name, shape, n) in enumerate(CASES):
         want = getattr(np.fft, name)(arrays[f"{i}-double"], n=n)
-        for dtype, bound in (("single", 1e-5), ("double", 1e-12)):
+        for dtype, precision in (("single", np.float32), ("double", np.float64)):
+            bound = error_bound(precision, n or shape[-1])
             for level in LEVELS:
                 got = results[level][f"{i}-{dtype}"]
-                err = _relative_error(got, want)
-                assert err < bound, f"{level} {name}{shape} n={n} {dtype}: error {err:.2e}"
+                err = relative_l2_error(got, want)
+                assert err <= bound, f"{level} {name}{shape} n={n} {dtype}: error {err:.2e}"
+                # The levels run the same algorithm in lanes of different
+                # widths: they agree far more closely than either meets the bound.
                 first = results[LEVELS[0]][f"{i}-{dtype}"]
-                agree = _relative_error(got, first)
-                assert agree < bound / 4, f"{level} vs {LEVELS[0]} on {name}{shape} {dtype}: {agree:.2e}"
+                agree = relative_l2_error(got, first)
+                assert agree <= bound / 4, f"{level} vs {LEVELS[0]} on {name}{shape} {dtype}: {agree:.2e}"
     widths = [results[level + " lanes"] for level in LEVELS]
     assert widths == sorted(widths) and len(set(widths)) == len(widths), widths
 

@@ -18,8 +18,9 @@ import numpy as np
 import pytest
 
 import jax_apple_fft as af
-from fft_testing import assert_matches, make_input
+from fft_testing import make_input
 from subprocess_testing import CPU_ONLY
+from support.accuracy import assert_accurate
 
 C2C, R2C, C2R = 0, 1, 2
 SINGLE, DOUBLE = 0, 1
@@ -34,7 +35,7 @@ def compile_and_run(cache, n, *, name="fft", batch=2, dtype="float32", rng=None,
     f = jax.jit(lambda v: getattr(af, name)(v, cache=cache, **kwargs))
     out = f(x)
     x64 = x.astype(np.float64 if real_in else np.complex128)
-    assert_matches(out, getattr(np.fft, name)(x64, **kwargs), out.dtype, n)
+    assert_accurate(out, getattr(np.fft, name)(x64, **kwargs), out.dtype, n)
     return f, x
 
 
@@ -104,7 +105,7 @@ def test_plans_are_per_line_length(rng):
     cache = af.PlanCache()
     x = make_input(rng, (16, 16), "float32", complex_=True)
     out = jax.jit(lambda v: af.fft2(v, cache=cache))(x)
-    assert_matches(out, np.fft.fft2(x.astype(np.complex128)), np.complex64, 256)
+    assert_accurate(out, np.fft.fft2(x.astype(np.complex128)), np.complex64, 256)
     s = cache.stats()
     assert (s.misses, s.builds, s.entries) == (1, 1, 1)
     assert s.hits >= 1
@@ -248,7 +249,7 @@ def test_evicted_plan_stays_alive_for_its_executable(rng):
     assert s.evicted_in_use_bytes >= held > 0
     # The compiled function still works, with its own (evicted) plan.
     out = f(x)
-    assert_matches(out, np.fft.fft(x.astype(np.complex128)), np.complex64, 40)
+    assert_accurate(out, np.fft.fft(x.astype(np.complex128)), np.complex64, 40)
     assert cache.stats().misses == 1  # nothing was rebuilt
     # Once the executable is gone, so is the plan.
     del f, out
@@ -263,7 +264,7 @@ def test_lru_eviction_of_a_plan_in_use(rng):
     s = cache.stats()
     assert (s.entries, s.evictions) == (1, 1)
     assert s.evicted_in_use >= 1
-    assert_matches(f(x), np.fft.fft(x.astype(np.complex128)), np.complex64, 10)
+    assert_accurate(f(x), np.fft.fft(x.astype(np.complex128)), np.complex64, 10)
 
 
 def test_closed_cache(rng):
@@ -282,7 +283,7 @@ def test_closed_cache(rng):
         jax.jit(lambda v: af.ifft(v, cache=cache))(x)
     # An executable compiled before the close holds the plans it resolved and
     # runs on, as it does after their eviction; small and large alike.
-    assert_matches(f(x), np.fft.fft(x.astype(np.complex128)), np.complex64, 16)
+    assert_accurate(f(x), np.fft.fft(x.astype(np.complex128)), np.complex64, 16)
     cache.close()  # idempotent
     cache.clear()
     assert cache.closed
@@ -299,7 +300,7 @@ def test_compiled_code_runs_after_close_whatever_its_size():
         f = jax.jit(lambda v: af.fft(v, cache=cache))
         jax.block_until_ready(f(x))
         cache.close()
-        assert_matches(f(x), np.fft.fft(x.astype(np.complex128)), np.complex64, shape[-1])
+        assert_accurate(f(x), np.fft.fft(x.astype(np.complex128)), np.complex64, shape[-1])
 
 
 # --------------------------------------------------------------------------
@@ -432,10 +433,10 @@ def test_threads_one_and_two_agree(name, shape, kwargs, bitwise, rng):
     if bitwise:
         np.testing.assert_array_equal(a, b)
     else:
-        assert_matches(a, b.astype(np.complex128 if np.iscomplexobj(b) else np.float64), a.dtype,
+        assert_accurate(a, b.astype(np.complex128 if np.iscomplexobj(b) else np.float64), a.dtype,
                        int(np.prod(shape)))
     ref = getattr(np.fft, name)(x.astype(np.float64 if real_in else np.complex128), **kwargs)
-    assert_matches(b, ref, b.dtype, int(np.prod(shape)))
+    assert_accurate(b, ref, b.dtype, int(np.prod(shape)))
 
 
 def _threads_named(name: str) -> set[str]:

@@ -5,11 +5,18 @@ checks); sharded ones are distributed with all-to-alls (slab, pencil)."""
 
 from __future__ import annotations
 
+import pathlib
+
+import pytest
+
 from subprocess_testing import CPU_ONLY, check_ok, run_python
+
+# The children compare results with the tests' own helpers.
+SUPPORT = f"import sys\nsys.path.insert(0, {str(pathlib.Path(__file__).resolve().parent)!r})\n"
 
 EIGHT_DEVICES = {"XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
 
-PRELUDE = """
+PRELUDE = SUPPORT + """
 import jax, jax.numpy as jnp, numpy as np
 from jax.sharding import NamedSharding, PartitionSpec as P
 import jax_apple_fft as af
@@ -19,10 +26,7 @@ rng = np.random.default_rng(0)
 x = (rng.standard_normal((16, 4, 64)) + 1j * rng.standard_normal((16, 4, 64))).astype(np.complex64)
 sharded = lambda a: jax.device_put(a, NamedSharding(mesh, P("x")))
 per_shard = lambda f: jax.jit(jax.shard_map(f, mesh=mesh, in_specs=P("x"), out_specs=P("x")))
-def close(a, b, tol=1e-4):
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
-    assert np.max(np.abs(a - b)) <= tol * max(1.0, np.max(np.abs(b))), np.max(np.abs(a - b))
+from support.accuracy import assert_agree
 """
 
 
@@ -35,7 +39,7 @@ cases = [
     (lambda v: af.fft(v, axis=1, norm="ortho"), x),
 ]
 for f, a in cases:
-    close(per_shard(f)(sharded(a)), jax.jit(f)(a))
+    assert_agree(per_shard(f)(sharded(a)), jax.jit(f)(a))
     # Each device transforms its own shard: no data moves between devices.
     text = per_shard(f).lower(sharded(a)).compile().as_text()
     assert not any(op in text for op in ("all-gather", "all-to-all", "collective-permute")), text
@@ -47,12 +51,12 @@ def test_gradients_and_vmap_inside_shard_map():
     # input does; a result that dropped the input's vma failed here.
     check_ok(run_python(PRELUDE + """
 loss = lambda v: jnp.sum(jnp.abs(af.fft(v)) ** 2)
-close(per_shard(jax.grad(loss))(sharded(x)), jax.grad(loss)(x))
+assert_agree(per_shard(jax.grad(loss))(sharded(x)), jax.grad(loss)(x))
 real_loss = lambda v: jnp.sum(af.rfft(v).real * 3.0)
 r = x.real.copy()
-close(per_shard(jax.grad(real_loss))(sharded(r)), jax.grad(real_loss)(r))
+assert_agree(per_shard(jax.grad(real_loss))(sharded(r)), jax.grad(real_loss)(r))
 batched = jax.vmap(lambda v: af.fftn(v, axes=(0, 1)))
-close(per_shard(batched)(sharded(x)), batched(x))
+assert_agree(per_shard(batched)(sharded(x)), batched(x))
 """, env=EIGHT_DEVICES))
 
 
@@ -61,7 +65,7 @@ def test_result_keeps_the_input_sharding():
 for f, a in [(af.fft, x), (af.rfft, x.real.copy()), (lambda v: af.irfft(v, n=64), x[..., :33].copy())]:
     out = jax.jit(f)(sharded(a))
     assert out.sharding.spec == P("x", None, None), out.sharding
-    close(out, jax.jit(f)(a))
+    assert_agree(out, jax.jit(f)(a))
 """, env=EIGHT_DEVICES))
 
 
@@ -78,17 +82,17 @@ cases = [
 for f, a in cases:
     g = jax.jit(f)
     out = g(sharded(a))
-    close(out, jax.jit(f)(a))
+    assert_agree(out, jax.jit(f)(a))
     assert out.sharding.spec[0] == "x", out.sharding
     text = g.lower(sharded(a)).compile().as_text()
     assert not any(op in text for op in ("all-gather", "all-to-all", "collective-permute")), text
 # grad under jit keeps it per shard
 loss = lambda v: jnp.sum(jnp.abs(af.fft(v)) ** 2)
-close(jax.jit(jax.grad(loss))(sharded(x)), jax.grad(loss)(x))
+assert_agree(jax.jit(jax.grad(loss))(sharded(x)), jax.grad(loss)(x))
 # and so does the drop-in for jnp.fft
 with af.enabled():
     g = jax.jit(jnp.fft.rfft)
-    close(g(sharded(x.real.copy())), np.fft.rfft(x.real).astype(np.complex64))
+    assert_agree(g(sharded(x.real.copy())), np.fft.rfft(x.real).astype(np.complex64))
     text = g.lower(sharded(x.real.copy())).compile().as_text()
     assert "jax_apple_fft_cpu" in text
     assert not any(op in text for op in ("all-gather", "all-to-all", "collective-permute")), text
@@ -110,6 +114,7 @@ r = c.real.copy()
 """
 
 
+@pytest.mark.slow
 def test_fftn_over_sharded_axes_is_distributed_with_all_to_alls():
     # Slab (1-D mesh) and pencil (2-D mesh) decompositions, every kind and
     # norm, explicit and automatic mesh axes: equal to numpy, no gather.
@@ -132,7 +137,7 @@ for axis_type in (AxisType.Explicit, AxisType.Auto):
             xs = jax.device_put(a, NamedSharding(m, spec))
             g = jax.jit(f)
             out = g(xs)
-            close(out, want.astype(out.dtype), tol=2e-5)
+            assert_agree(out, want.astype(out.dtype))
             ops = collectives(g, xs)
             assert ops["all-gather"] == ops["collective-permute"] == ops["all-reduce"] == 0, ops
             sharded = any(i in axes and entry is not None for i, entry in enumerate(spec))
@@ -143,6 +148,7 @@ for axis_type in (AxisType.Explicit, AxisType.Auto):
 """, env=EIGHT_DEVICES, timeout=900))
 
 
+@pytest.mark.slow
 def test_uneven_half_spectra_gradients_and_the_inverse():
     check_ok(run_python(DISTRIBUTED + """
 slab_mesh, pencil_mesh = meshes(AxisType.Explicit)
@@ -150,29 +156,30 @@ slab_mesh, pencil_mesh = meshes(AxisType.Explicit)
 w = rng.standard_normal((16, 48)).astype(np.float32)
 ws = jax.device_put(w, NamedSharding(slab_mesh, P("x")))
 spectrum = jax.jit(af.rfftn)(ws)
-close(spectrum, np.fft.rfftn(w).astype(np.complex64), tol=2e-5)
+assert_agree(spectrum, np.fft.rfftn(w).astype(np.complex64))
 assert spectrum.sharding.spec == P("x", None), spectrum.sharding
 back = jax.jit(lambda v: af.irfftn(v, s=w.shape))(spectrum)
-close(back, w, tol=2e-5)
+assert_agree(back, w)
 # The real axis sharded: its mesh axis stays on another axis, no gather.
 rs = jax.device_put(r, NamedSharding(slab_mesh, P(None, None, "x")))
 out = jax.jit(af.rfftn)(rs)
-close(out, np.fft.rfftn(r).astype(np.complex64), tol=2e-5)
+assert_agree(out, np.fft.rfftn(r).astype(np.complex64))
 assert "x" in out.sharding.spec and out.sharding.spec[2] is None, out.sharding
 assert collectives(jax.jit(af.rfftn), rs)["all-gather"] == 0
 # The inverse undoes the forward, and gradients flow through the exchanges.
 cs = jax.device_put(c, NamedSharding(pencil_mesh, P("x", "y")))
-close(jax.jit(lambda v: af.ifftn(af.fftn(v)))(cs), c, tol=2e-5)
+assert_agree(jax.jit(lambda v: af.ifftn(af.fftn(v)))(cs), c)
 weights = jnp.arange(24.0)
 loss = lambda v: jnp.sum(jnp.abs(af.fftn(v) * weights) ** 2)
-close(jax.jit(jax.grad(loss))(cs), jax.grad(loss)(c), tol=2e-5)
+assert_agree(jax.jit(jax.grad(loss))(cs), jax.grad(loss)(c))
 real_loss = lambda v: jnp.sum(jnp.abs(af.rfftn(v)) ** 2)
-close(jax.jit(jax.grad(real_loss))(jax.device_put(r, NamedSharding(slab_mesh, P("x")))),
-      jax.grad(real_loss)(r), tol=2e-5)
+assert_agree(jax.jit(jax.grad(real_loss))(jax.device_put(r, NamedSharding(slab_mesh, P("x")))),
+      jax.grad(real_loss)(r))
 assert collectives(jax.jit(jax.grad(loss)), cs)["all-gather"] == 0
 """, env=EIGHT_DEVICES, timeout=900))
 
 
+@pytest.mark.slow
 def test_out_sharding_takes_the_transposed_layout_with_one_exchange():
     check_ok(run_python(DISTRIBUTED + """
 for axis_type in (AxisType.Explicit, AxisType.Auto):
@@ -181,33 +188,33 @@ for axis_type in (AxisType.Explicit, AxisType.Auto):
     cs = jax.device_put(c, NamedSharding(slab_mesh, P("x")))
     forward = jax.jit(lambda v: af.fftn(v, out_sharding=transposed))
     y = forward(cs)
-    close(y, np.fft.fftn(c).astype(np.complex64), tol=2e-5)
+    assert_agree(y, np.fft.fftn(c).astype(np.complex64))
     assert y.sharding.spec[:2] == (None, "x"), y.sharding
     assert collectives(forward, cs) == {"all-gather": 0, "all-to-all": 1, "collective-permute": 0,
                                         "all-reduce": 0}, collectives(forward, cs)
     back = jax.jit(lambda v: af.ifftn(v, out_sharding=NamedSharding(slab_mesh, P("x"))))
-    close(back(y), c, tol=2e-5)
+    assert_agree(back(y), c)
     assert collectives(back, y)["all-to-all"] == 1
     # Pencil: P("x", "y") to P(None, "x", "y") in two exchanges.
     ps = jax.device_put(c, NamedSharding(pencil_mesh, P("x", "y")))
     pencil = jax.jit(lambda v: af.fftn(v, out_sharding=NamedSharding(pencil_mesh, P(None, "x", "y"))))
-    close(pencil(ps), np.fft.fftn(c).astype(np.complex64), tol=2e-5)
+    assert_agree(pencil(ps), np.fft.fftn(c).astype(np.complex64))
     assert collectives(pencil, ps)["all-to-all"] == 2
     # A layout the exchanges do not pass through is resharded to; rfft2 too.
     other = jax.jit(lambda v: af.rfft2(v, axes=(0, 1), out_sharding=NamedSharding(slab_mesh, P(None, None, "x"))))
     rs = jax.device_put(r, NamedSharding(slab_mesh, P("x")))
     out = other(rs)
-    close(out, np.fft.rfft2(r, axes=(0, 1)).astype(np.complex64), tol=2e-5)
+    assert_agree(out, np.fft.rfft2(r, axes=(0, 1)).astype(np.complex64))
     assert out.sharding.spec[2] == "x" and collectives(other, rs)["all-gather"] == 0
     # Gradients come back in the operand's layout.
     loss = lambda v: jnp.sum(jnp.abs(af.fftn(v, out_sharding=transposed) * jnp.arange(24.0)) ** 2)
-    close(jax.jit(jax.grad(loss))(cs), jax.grad(lambda v: jnp.sum(jnp.abs(af.fftn(v) * jnp.arange(24.0)) ** 2))(c), tol=2e-5)
+    assert_agree(jax.jit(jax.grad(loss))(cs), jax.grad(lambda v: jnp.sum(jnp.abs(af.fftn(v) * jnp.arange(24.0)) ** 2))(c))
 # Automatic axes: an R2C over its sharded real axis, whose result the
 # partitioner would replicate (an all-gather after it), stays distributed.
 auto_mesh, _ = meshes(AxisType.Auto)
 rs = jax.device_put(r, NamedSharding(auto_mesh, P(None, None, "x")))
 kept = jax.jit(lambda v: af.rfftn(v, out_sharding=NamedSharding(auto_mesh, P("x"))))
-close(kept(rs), np.fft.rfftn(r).astype(np.complex64), tol=2e-5)
+assert_agree(kept(rs), np.fft.rfftn(r).astype(np.complex64))
 assert collectives(kept, rs)["all-gather"] == 0 and collectives(kept, rs)["all-to-all"] == 2
 # A PartitionSpec takes the operand's mesh (explicit axes)
 slab_mesh, _ = meshes(AxisType.Explicit)
@@ -227,7 +234,7 @@ rs = jax.device_put(r, NamedSharding(slab_mesh, P(None, None, "x")))
 loss = lambda v: jnp.sum(jnp.abs(af.rfftn(v)) ** 2)
 g = jax.jit(jax.grad(loss))(rs)
 assert g.sharding.spec == P(None, None, "x"), g.sharding
-close(g, jax.grad(loss)(r), tol=2e-5)
+assert_agree(g, jax.grad(loss)(r))
 """, env=EIGHT_DEVICES))
 
 
@@ -248,6 +255,7 @@ for axis_type in (AxisType.Explicit, AxisType.Auto):
 """, env=EIGHT_DEVICES))
 
 
+@pytest.mark.slow
 def test_drop_in_gives_jnp_results_for_every_sharded_case():
     # enable() never breaks working code: the layouts above, and one the
     # decomposition refuses (a sharded line, gathered as XLA does), give through
@@ -273,13 +281,12 @@ for axis_type in (AxisType.Explicit, AxisType.Auto):
             compiled = jax.jit(f).lower(xs).compile()
         assert "jax_apple_fft_cpu" in compiled.as_text()
         ours = compiled(xs)
-        close(ours, stock, tol=2e-5)
+        assert_agree(ours, stock)
         assert ours.sharding.is_equivalent_to(stock.sharding, a.ndim), (ours.sharding, stock.sharding)
 """, env=EIGHT_DEVICES))
 
 
-MULTI_PROCESS_WORKER = """
-import sys
+MULTI_PROCESS_WORKER = SUPPORT + """
 process, processes, port = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 import jax
 jax.config.update("jax_cpu_collectives_implementation", "gloo")
@@ -290,6 +297,7 @@ import numpy as np
 from jax.experimental import multihost_utils
 from jax.sharding import NamedSharding, PartitionSpec as P
 import jax_apple_fft as af
+from support.accuracy import assert_accurate
 assert jax.device_count() == 2 * processes and jax.local_device_count() == 2
 mesh = jax.make_mesh((processes, 2), ("x", "y"))
 rng = np.random.default_rng(0)
@@ -298,13 +306,13 @@ want = np.fft.fftn(x)
 for spec in (P(("x", "y")), P("x", "y")):  # slab over all devices, pencil
     xs = jax.make_array_from_callback(x.shape, NamedSharding(mesh, spec), lambda i: x[i])
     got = multihost_utils.process_allgather(jax.jit(af.fftn)(xs), tiled=True)
-    error = np.max(np.abs(got - want)) / np.max(np.abs(want))
-    assert error < 1e-5, (spec, error)
+    assert_accurate(got, want, np.complex64, x.size)
     print("ok", spec, flush=True)
 jax.distributed.shutdown()
 """
 
 
+@pytest.mark.slow
 def test_distributed_fftn_across_processes():
     # Four processes of two CPU devices each, one mesh, gloo collectives.
     import os

@@ -6,12 +6,14 @@ import math
 
 import numpy as np
 
+from jax_apple_fft.runtime.accuracy import error_bound
+
 from .suite import Row
 
-# Headroom over the documented 5 * eps * log2(N) bound, so that every
-# contender (not only ours) passes on random data.
-TOLERANCE_FACTOR = 10.0
-EPSILON = {"f32": float(np.finfo(np.float32).eps), "f64": float(np.finfo(np.float64).eps)}
+# Twice the contract's bound (docs/accuracy.md), so that every contender, not
+# only ours, passes on random data.
+CONTENDER_HEADROOM = 2.0
+PRECISION = {"f32": np.float32, "f64": np.float64}
 
 
 def reference(row: Row, x: np.ndarray) -> np.ndarray:
@@ -25,21 +27,5 @@ def reference(row: Row, x: np.ndarray) -> np.ndarray:
 
 
 def tolerance(row: Row) -> float:
-    points = math.prod(row.lengths)
-    return TOLERANCE_FACTOR * EPSILON[row.precision] * max(1.0, math.log2(points))
+    return CONTENDER_HEADROOM * error_bound(PRECISION[row.precision], math.prod(row.lengths))
 
-
-def relative_error(result: np.ndarray, expected: np.ndarray) -> float:
-    """Relative L2 distance, or inf when the shapes differ."""
-    result = np.asarray(result)
-    if result.shape != expected.shape:
-        return math.inf
-    return l2_norm(result.astype(expected.dtype) - expected) / l2_norm(expected)
-
-
-def l2_norm(values: np.ndarray) -> float:
-    """Without BLAS, unlike np.linalg.norm: after a call, numpy's BLAS keeps a
-    thread spinning (0.11 s of CPU in the half second after the norm of 4M
-    doubles here), which would compete with the two-thread contenders in the
-    row's first timed rounds."""
-    return math.sqrt(float(np.sum(np.abs(values) ** 2)))

@@ -6,6 +6,8 @@ import dataclasses
 
 import numpy as np
 
+from jax_apple_fft.runtime.accuracy import relative_l2_error
+
 from . import accuracy
 from .contenders import Contender
 from .inputs import make_input
@@ -36,7 +38,7 @@ def run_row(row: Row, contenders: list[Contender], plan: TimingPlan,
     errors = {}
     for contender in contenders:
         run = contender.prepare(row, x)
-        errors[contender.label] = accuracy.relative_error(np.asarray(run()), expected)
+        errors[contender.label] = relative_l2_error(np.asarray(run()), expected)
         runners[contender.label] = run
     del expected  # large rows: keep only what timing needs in memory
     timings = measure_interleaved(runners, plan)

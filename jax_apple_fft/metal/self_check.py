@@ -22,11 +22,11 @@ import numpy as np
 
 from jax_apple_fft.frontend import transforms
 from jax_apple_fft.metal.plan_runner import C2C, C2R, R2C, MetalPlanRunner
+from jax_apple_fft.runtime.accuracy import error_bound, relative_l2_error
 from jax_apple_fft.runtime.cache import MetalTransferStats, PlanCache
 
 __all__ = ["CHECKS", "Check", "CheckResult", "SelfCheckReport", "run_self_check"]
 
-_EPS32 = float(np.finfo(np.float32).eps)
 _SEED = 7
 
 
@@ -71,7 +71,7 @@ class Check:
 
     def bound(self) -> float:
         """The accuracy contract's relative L2 bound for float32 (docs/accuracy.md)."""
-        return 5.0 * _EPS32 * max(math.log2(max(math.prod(self.lengths()), 2)), 1.0)
+        return error_bound(np.float32, math.prod(self.lengths()))
 
     def plans(self) -> list:
         """The Metal planner's plan for each transformed axis, in the order a
@@ -148,12 +148,6 @@ class SelfCheckReport:
         return ""
 
 
-def _relative_error(got: np.ndarray, want: np.ndarray) -> float:
-    norm = np.linalg.norm(want)
-    diff = np.linalg.norm(np.asarray(got, np.complex128) - want)
-    return float(diff / norm) if norm else float(diff)
-
-
 def _run_one(check: Check, backend: str, cache: PlanCache) -> CheckResult:
     x = check.make_input()
     try:
@@ -164,7 +158,7 @@ def _run_one(check: Check, backend: str, cache: PlanCache) -> CheckResult:
     want = check.reference(x)
     if got.shape != want.shape:
         return CheckResult(check, None, f"shape {got.shape}, expected {want.shape}")
-    error = _relative_error(got, want)
+    error = relative_l2_error(got, want)
     if not error <= check.bound():  # NaN fails too
         return CheckResult(check, error,
                            f"relative L2 error {error:.3g} above the bound {check.bound():.3g}")

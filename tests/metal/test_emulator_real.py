@@ -3,9 +3,11 @@
 import numpy as np
 import pytest
 
-from metal_accuracy import bound, random_complex, random_real, relative_error
+from metal_inputs import random_complex, random_real
+from support.accuracy import assert_accurate
 
-LENGTHS = list(range(1, 65)) + [100, 127, 128, 1000, 4095, 4096, 4097, 8192, 10007, 65536, 65537, 1 << 20]
+LENGTHS = (list(range(1, 65)) + [100, 127, 128, 1000, 4095, 4096, 4097, 8192, 10007, 65536, 65537]
+           + [pytest.param(1 << 20, marks=pytest.mark.slow)])
 
 
 @pytest.mark.parametrize("n", LENGTHS)
@@ -13,12 +15,12 @@ def test_rfft_and_irfft(emulator, rng, n):
     x = random_real(rng, (2, n))
     got = emulator.rfft(x)
     assert got.shape == (2, n // 2 + 1)
-    assert relative_error(got, np.fft.rfft(x.astype(np.float64))) <= bound(n)
+    assert_accurate(got, np.fft.rfft(x.astype(np.float64)), np.complex64, n)
 
     spectrum = random_complex(rng, (2, n // 2 + 1))
     got = emulator.irfft(spectrum, n=n)
     assert got.dtype == np.float32 and got.shape == (2, n)
-    assert relative_error(got, np.fft.irfft(spectrum.astype(np.complex128), n=n)) <= bound(n)
+    assert_accurate(got, np.fft.irfft(spectrum.astype(np.complex128), n=n), np.float32, n)
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 8, 4096, 4099])
@@ -28,7 +30,7 @@ def test_irfft_ignores_imaginary_dc_and_nyquist(emulator, rng, n):
     if n % 2 == 0:
         spectrum[-1] -= 3j
     want = np.fft.irfft(spectrum.astype(np.complex128), n=n)
-    assert relative_error(emulator.irfft(spectrum, n=n), want) <= bound(n)
+    assert_accurate(emulator.irfft(spectrum, n=n), want, np.float32, n)
 
 
 @pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])
@@ -37,8 +39,9 @@ def test_axes_and_norms(emulator, rng, axis, norm):
     x = random_real(rng, (6, 9, 4))
     n = x.shape[axis]
     got = emulator.rfft(x, axis=axis, norm=norm)
-    assert relative_error(got, np.fft.rfft(x.astype(np.float64), axis=axis, norm=norm)) <= bound(n)
+    want = np.fft.rfft(x.astype(np.float64), axis=axis, norm=norm)
+    assert_accurate(got, want, np.complex64, n)
     spectrum = np.fft.rfft(x.astype(np.float64), axis=axis).astype(np.complex64)
     got = emulator.irfft(spectrum, n=n, axis=axis, norm=norm)
     want = np.fft.irfft(spectrum.astype(np.complex128), n=n, axis=axis, norm=norm)
-    assert relative_error(got, want) <= bound(n)
+    assert_accurate(got, want, np.float32, n)

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from metal_accuracy import bound, random_complex, relative_error
+from metal_inputs import random_complex
+from support.accuracy import error_bound, relative_l2_error
 
 
 @pytest.mark.slow
@@ -18,7 +19,7 @@ def test_every_length_up_to_4096(emulator, forward):
             got, want = emulator.fft(x), np.fft.fft(ref)
         else:
             got, want = emulator.ifft(x), np.fft.ifft(ref)
-        error = relative_error(got, want)
-        if not error <= bound(n):
-            failures.append((n, error, bound(n)))
+        error = relative_l2_error(got, want)
+        if not error <= error_bound(np.float32, n):
+            failures.append((n, error, error_bound(np.float32, n)))
     assert not failures, failures[:20]

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import jax_apple_fft as af
-from metal_backend_testing import assert_close, complex_input, real_input
+from metal_backend_testing import complex_input, real_input
+from support.accuracy import assert_accurate
 
 NORMS = (None, "backward", "ortho", "forward")
 REAL_INPUT = {"rfft", "ihfft", "rfftn", "rfft2"}
@@ -21,9 +22,8 @@ def check(name, x, backend, cache, **kwargs):
     got = getattr(af, name)(x, backend=backend, cache=cache, **kwargs)
     want = getattr(np.fft, name)(x.astype(np.complex128 if np.iscomplexobj(x) else np.float64),
                                  **kwargs)
-    assert got.shape == want.shape
-    assert got.dtype == (np.float32 if want.dtype.kind == "f" else np.complex64)
-    assert_close(got, want, max(x.size, got.size))
+    dtype = np.float32 if want.dtype.kind == "f" else np.complex64
+    assert_accurate(got, want, dtype, max(x.size, got.size))
 
 
 @pytest.mark.parametrize("norm", NORMS)
@@ -86,8 +86,7 @@ def test_zero_size_arrays(shape, name, backend, cache, rng):
 
 def test_integer_input_is_promoted_to_float32(backend, cache):
     got = af.fft(np.arange(8), backend=backend, cache=cache)
-    assert got.dtype == np.complex64
-    assert_close(got, np.fft.fft(np.arange(8)), 8)
+    assert_accurate(got, np.fft.fft(np.arange(8)), np.complex64, 8)
 
 
 def test_nan_propagates(backend, cache, rng):

@@ -37,27 +37,15 @@ import numpy as np
 import cuda_source
 from cuda_executor import CudaPlanRunner, cuda_available
 from jax_apple_fft.metal.plan_runner import C2C, C2R, R2C, MetalPlanRunner
+from jax_apple_fft.runtime.accuracy import error_bound, relative_l2_error
 
 import cupy  # noqa: E402
 
-EPS32 = float(np.finfo(np.float32).eps)
 BLUESTEIN_LENGTHS = (4097, 10007, 65537, 1000003)
 FOUR_STEP_LENGTHS = tuple(2**k for k in range(13, 25)) + (3 * 4096, 5**7, 4095 * 4095)
 REAL_LENGTHS = (1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 64, 100, 127, 128, 255, 256, 1000, 1023,
                 1024, 4095, 4096, 4097, 8192, 10007, 65536, 65537, 2**20)
 NORMS = (None, "ortho", "forward")
-
-
-def bound(n: int) -> float:
-    """The accuracy bound: 5 eps log2 n relative L2 error (float32)."""
-    return 5.0 * EPS32 * max(math.log2(max(n, 1)), 1.0)
-
-
-def relative_error(got, want) -> float:
-    want = np.asarray(want)
-    norm = np.linalg.norm(want)
-    diff = np.linalg.norm(np.asarray(got, np.complex128) - want)
-    return float(diff / norm) if norm else float(diff)
 
 
 def random_complex(rng, shape) -> np.ndarray:
@@ -155,12 +143,12 @@ def run_accuracy(runner: CudaPlanRunner, fixed_shapes: CudaPlanRunner | None = N
     groups: dict[str, dict] = {}
     for group, what, case, on in cases:
         got, want, n = case(on)
-        error = relative_error(got, want)
+        error, bound = relative_l2_error(got, want), error_bound(np.float32, n)
         g = groups.setdefault(group, {"cases": 0, "failures": [], "worst_ratio": 0.0})
         g["cases"] += 1
-        g["worst_ratio"] = max(g["worst_ratio"], error / bound(n))
-        if not error <= bound(n):
-            g["failures"].append({"case": what, "error": error, "bound": bound(n)})
+        g["worst_ratio"] = max(g["worst_ratio"], error / bound)
+        if not error <= bound:
+            g["failures"].append({"case": what, "error": error, "bound": bound})
     print(f"{'group':32s} {'cases':>6s} {'fails':>6s} {'worst error/bound':>18s}")
     for group, g in groups.items():
         print(f"{group:32s} {g['cases']:6d} {len(g['failures']):6d} {g['worst_ratio']:18.3f}")

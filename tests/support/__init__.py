@@ -1,0 +1,1 @@
+"""Helpers shared by the test modules (imported as ``support.<module>``)."""
