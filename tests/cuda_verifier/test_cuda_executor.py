@@ -10,7 +10,7 @@ cupy = pytest.importorskip("cupy")
 from cuda_executor import CudaPlanRunner, cuda_available  # noqa: E402
 from verify_on_gpu import bound, random_complex, relative_error  # noqa: E402
 
-from jax_apple_fft.metal.emulator import Emulator  # noqa: E402
+from emulator_runner import Emulator  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not cuda_available(), reason="no CUDA device")
 
