@@ -28,15 +28,15 @@ struct PyMetalPlan {
 using FloatArray = nb::ndarray<float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using ConstFloatArray = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-const char* buffer_name(MetalPlanBuffer buffer) {
+const char* buffer_name(MetalBufferSlot buffer) {
   switch (buffer) {
-    case MetalPlanBuffer::source:
+    case MetalBufferSlot::source:
       return "source";
-    case MetalPlanBuffer::destination:
+    case MetalBufferSlot::destination:
       return "destination";
-    case MetalPlanBuffer::scratch:
+    case MetalBufferSlot::scratch:
       return "scratch";
-    case MetalPlanBuffer::tables:
+    case MetalBufferSlot::tables:
       return "tables";
   }
   return "?";

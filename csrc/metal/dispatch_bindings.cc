@@ -42,16 +42,16 @@ CallLocation locate_binding(const BindingFrame& frame, const MetalBinding& bindi
   }
   CallLocation base{CallMemory::tables, 0};
   switch (binding.buffer) {
-    case MetalPlanBuffer::source:
+    case MetalBufferSlot::source:
       base = tensor_location(frame.source);
       break;
-    case MetalPlanBuffer::destination:
+    case MetalBufferSlot::destination:
       base = tensor_location(frame.destination);
       break;
-    case MetalPlanBuffer::scratch:
+    case MetalBufferSlot::scratch:
       base = {CallMemory::workspace, frame.scratch_offset};
       break;
-    case MetalPlanBuffer::tables:
+    case MetalBufferSlot::tables:
       break;
   }
   return {base.memory, base.offset_bytes + binding.offset_bytes};

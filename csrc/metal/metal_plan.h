@@ -19,7 +19,7 @@ namespace jax_apple_fft {
 // The buffer slots a plan's dispatches bind. A plan reads its source and
 // writes its destination; which tensors those are is the caller's choice
 // (a program step's source and destination, dispatch_bindings.h).
-enum class MetalPlanBuffer : std::uint8_t {
+enum class MetalBufferSlot : std::uint8_t {
   source,       // the tensor the plan reads
   destination,  // the tensor the plan writes
   scratch,      // a per-call workspace of MetalPlan::scratch_bytes
@@ -28,7 +28,7 @@ enum class MetalPlanBuffer : std::uint8_t {
 
 struct MetalBinding {
   std::uint32_t index;  // [[buffer(index)]]
-  MetalPlanBuffer buffer;
+  MetalBufferSlot buffer;
   std::uint64_t offset_bytes;
 };
 

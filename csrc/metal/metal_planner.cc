@@ -96,7 +96,7 @@ std::uint32_t checked_u32(std::uint64_t value, const char* what) {
 }
 
 struct Endpoint {
-  MetalPlanBuffer buffer = MetalPlanBuffer::scratch;
+  MetalBufferSlot buffer = MetalBufferSlot::scratch;
   std::uint64_t offset_bytes = 0;
   FftSide side{};
 };
@@ -104,7 +104,7 @@ struct Endpoint {
 // `count` complex values per batch entry, packed one batch entry after another.
 Endpoint packed_scratch(std::uint64_t offset_bytes, std::uint32_t count) {
   Endpoint e;
-  e.buffer = MetalPlanBuffer::scratch;
+  e.buffer = MetalBufferSlot::scratch;
   e.offset_bytes = offset_bytes;
   e.side = FftSide{FFT_SIDE_COMPLEX, count, 1, 0, 1, 1, 0, count, FFT_WALK_LANES};
   return e;
@@ -139,8 +139,8 @@ class Planner {
         plan_->source_bytes = extent_bytes(request_.in, n, 8);
         plan_->destination_bytes = extent_bytes(request_.out, n, 8);
         if (batch_ == 0) break;
-        complex_transform(n, !request_.forward, user(MetalPlanBuffer::source, FFT_SIDE_COMPLEX, n),
-                          user(MetalPlanBuffer::destination, FFT_SIDE_COMPLEX, n), {}, {}, request_.scale);
+        complex_transform(n, !request_.forward, user(MetalBufferSlot::source, FFT_SIDE_COMPLEX, n),
+                          user(MetalBufferSlot::destination, FFT_SIDE_COMPLEX, n), {}, {}, request_.scale);
         break;
       case MetalTransform::r2c:
         plan_->source_bytes = extent_bytes(request_.in, n, 4);
@@ -148,19 +148,19 @@ class Planner {
         if (batch_ == 0) break;
         if (even && fits_one_group(half)) {  // the unpack fused into the store
           stockham_pass(std::uint32_t(half), false, batch_, 1,
-                        user(MetalPlanBuffer::source, FFT_SIDE_REAL_PAIRS, half),
-                        user(MetalPlanBuffer::destination, FFT_SIDE_COMPLEX, half + 1), {},
+                        user(MetalBufferSlot::source, FFT_SIDE_REAL_PAIRS, half),
+                        user(MetalBufferSlot::destination, FFT_SIDE_COMPLEX, half + 1), {},
                         real_pack(FFT_FUSED_R2C_UNPACK, n), request_.scale);
         } else if (even) {
           Endpoint z = packed_scratch(add_scratch(batch_ * half * 8), half);
-          complex_transform(half, false, user(MetalPlanBuffer::source, FFT_SIDE_REAL_PAIRS, half), z,
+          complex_transform(half, false, user(MetalBufferSlot::source, FFT_SIDE_REAL_PAIRS, half), z,
                             {}, {}, 1.0);
           elementwise("fft_r2c_unpack", half + 1, z,
-                      user(MetalPlanBuffer::destination, FFT_SIDE_COMPLEX, half + 1),
+                      user(MetalBufferSlot::destination, FFT_SIDE_COMPLEX, half + 1),
                       real_pack_roots(n), request_.scale);
         } else {
-          complex_transform(n, false, user(MetalPlanBuffer::source, FFT_SIDE_REAL, n),
-                            user(MetalPlanBuffer::destination, FFT_SIDE_COMPLEX, half + 1), {}, {},
+          complex_transform(n, false, user(MetalBufferSlot::source, FFT_SIDE_REAL, n),
+                            user(MetalBufferSlot::destination, FFT_SIDE_COMPLEX, half + 1), {}, {},
                             request_.scale);
         }
         break;
@@ -170,20 +170,20 @@ class Planner {
         if (batch_ == 0) break;
         if (even && fits_one_group(half)) {  // the pack fused into the load
           stockham_pass(std::uint32_t(half), true, batch_, 1,
-                        user(MetalPlanBuffer::source, FFT_SIDE_COMPLEX, half + 1),
-                        user(MetalPlanBuffer::destination, FFT_SIDE_REAL_PAIRS, half),
+                        user(MetalBufferSlot::source, FFT_SIDE_COMPLEX, half + 1),
+                        user(MetalBufferSlot::destination, FFT_SIDE_REAL_PAIRS, half),
                         real_pack(FFT_FUSED_C2R_PACK, n), {}, request_.scale);
         } else if (even) {
           Endpoint z = packed_scratch(add_scratch(batch_ * half * 8), half);
-          elementwise("fft_c2r_pack", half, user(MetalPlanBuffer::source, FFT_SIDE_COMPLEX, half + 1), z,
+          elementwise("fft_c2r_pack", half, user(MetalBufferSlot::source, FFT_SIDE_COMPLEX, half + 1), z,
                       real_pack_roots(n), 1.0);
-          complex_transform(half, true, z, user(MetalPlanBuffer::destination, FFT_SIDE_REAL_PAIRS, half),
+          complex_transform(half, true, z, user(MetalBufferSlot::destination, FFT_SIDE_REAL_PAIRS, half),
                             {}, {}, request_.scale);
         } else {
           Endpoint full = packed_scratch(add_scratch(batch_ * n * 8), n);
-          elementwise("fft_c2r_expand", n, user(MetalPlanBuffer::source, FFT_SIDE_COMPLEX, half + 1),
+          elementwise("fft_c2r_expand", n, user(MetalBufferSlot::source, FFT_SIDE_COMPLEX, half + 1),
                       full, 0, 1.0);
-          complex_transform(n, true, full, user(MetalPlanBuffer::destination, FFT_SIDE_REAL, n), {}, {},
+          complex_transform(n, true, full, user(MetalBufferSlot::destination, FFT_SIDE_REAL, n), {}, {},
                             request_.scale);
         }
         break;
@@ -219,8 +219,8 @@ class Planner {
     return (last + 1) * element_bytes;
   }
 
-  Endpoint user(MetalPlanBuffer buffer, std::uint32_t kind, std::uint64_t valid) const {
-    const MetalLayout& l = buffer == MetalPlanBuffer::source ? request_.in : request_.out;
+  Endpoint user(MetalBufferSlot buffer, std::uint32_t kind, std::uint64_t valid) const {
+    const MetalLayout& l = buffer == MetalBufferSlot::source ? request_.in : request_.out;
     Endpoint e;
     e.buffer = buffer;
     e.side = FftSide{kind,
@@ -452,10 +452,10 @@ class Planner {
     d.threadgroup_memory_bytes = std::uint32_t(align_up(per_group * n, 16) * sizeof(shaders::float2));
     d.bindings = {{0, in.buffer, in.offset_bytes},
                   {1, out.buffer, out.offset_bytes},
-                  {2, MetalPlanBuffer::tables, twiddles},
-                  {3, MetalPlanBuffer::tables, pre.mode != FFT_FUSED_NONE ? pre.table : twiddles},
-                  {4, MetalPlanBuffer::tables, post.mode != FFT_FUSED_NONE ? post.table : twiddles},
-                  {5, MetalPlanBuffer::tables, extra_table(pre, post, spectrum, twiddles)}};
+                  {2, MetalBufferSlot::tables, twiddles},
+                  {3, MetalBufferSlot::tables, pre.mode != FFT_FUSED_NONE ? pre.table : twiddles},
+                  {4, MetalBufferSlot::tables, post.mode != FFT_FUSED_NONE ? post.table : twiddles},
+                  {5, MetalBufferSlot::tables, extra_table(pre, post, spectrum, twiddles)}};
     d.params = p;
     const bool power_of_two = d.kernel == std::string("fft_stockham_pow2");
     d.pipeline_constants = stockham_pipeline_constants(p, power_of_two);
@@ -492,10 +492,10 @@ class Planner {
     d.threads = {group_threads, 1, 1};
     d.bindings = {{0, in.buffer, in.offset_bytes},
                   {1, out.buffer, out.offset_bytes},
-                  {2, MetalPlanBuffer::tables, twiddles},
-                  {3, MetalPlanBuffer::tables, twiddles},
-                  {4, MetalPlanBuffer::tables, twiddles},
-                  {5, MetalPlanBuffer::tables, twiddles}};
+                  {2, MetalBufferSlot::tables, twiddles},
+                  {3, MetalBufferSlot::tables, twiddles},
+                  {4, MetalBufferSlot::tables, twiddles},
+                  {5, MetalBufferSlot::tables, twiddles}};
     d.params = p;
     plan_->dispatches.push_back(std::move(d));
   }

@@ -125,7 +125,7 @@ void test_planner_decisions() {
   EXPECT(four_step->dispatches[0].params.in.g_mul * four_step->dispatches[0].params.n == (1u << 20));
   EXPECT(four_step->scratch_bytes == std::uint64_t(2) * (1 << 20) * 8);
   for (const MetalDispatch& pass : four_step->dispatches) {
-    EXPECT(pass.bindings[1].buffer == MetalPlanBuffer::scratch || pass.bindings[0].buffer == MetalPlanBuffer::scratch);
+    EXPECT(pass.bindings[1].buffer == MetalBufferSlot::scratch || pass.bindings[0].buffer == MetalBufferSlot::scratch);
   }
 
   auto bluestein = build_metal_plan(request_for(MetalTransform::c2c, 4099, 1));
@@ -292,10 +292,10 @@ void test_synchronised_reverse() {
 void test_dispatch_bindings() {
   MetalDispatch d;
   d.kernel = "k";
-  d.bindings = {{0, MetalPlanBuffer::source, 16},
-                {1, MetalPlanBuffer::destination, 32},
-                {2, MetalPlanBuffer::scratch, 8},
-                {5, MetalPlanBuffer::tables, 256}};
+  d.bindings = {{0, MetalBufferSlot::source, 16},
+                {1, MetalBufferSlot::destination, 32},
+                {2, MetalBufferSlot::scratch, 8},
+                {5, MetalBufferSlot::tables, 256}};
   CallPlaces<std::uint64_t> call;
   call.input = Place<std::uint64_t>{1000, 1};
   call.output = Place<std::uint64_t>{2000, 2};
@@ -336,7 +336,7 @@ void test_dispatch_bindings() {
   no_tables.tables.reset();
   EXPECT(throws(d, no_tables));
   MetalDispatch params_slot = d;
-  params_slot.bindings = {{kMetalParamsIndex, MetalPlanBuffer::source, 0}};
+  params_slot.bindings = {{kMetalParamsIndex, MetalBufferSlot::source, 0}};
   EXPECT(throws(params_slot, call));
 }
 
