@@ -45,14 +45,17 @@ using uint = std::uint32_t;
 #define FFT_SIDE_REAL 1u        // float elements; loads get a zero imaginary part
 #define FFT_SIDE_REAL_PAIRS 2u  // complex element j = real elements (2j, 2j+1)
 
-// What loading (pre) or storing (post) applies besides the normalisation.
-#define FFT_SCALE_NONE 0u
-#define FFT_SCALE_BY_INDEX 1u      // times table[g], g = global element index
-#define FFT_SCALE_FOUR_STEP 2u     // times w_N^(k*r) from a coarse table and the fine one at buffer 5
-#define FFT_SCALE_R2C_UNPACK 3u    // post: the n + 1 bins of a real FFT of 2n points from its
-                                   // half-length complex FFT; table[k] = e^{-2 pi i k / 2n}
-#define FFT_SCALE_C2R_PACK 4u      // pre: the half-length complex input of a C2R of 2n points
-                                   // from its n + 1 bins; the same table
+// The operation fused into loading (pre_mode) or storing (post_mode), besides
+// the normalisation.
+#define FFT_FUSED_NONE 0u
+#define FFT_FUSED_TIMES_TABLE 1u        // times table[g], g = global element index
+#define FFT_FUSED_FOUR_STEP_TWIDDLE 2u  // times w_N^(k*r) from a coarse table and the fine one
+                                        // at buffer 5
+#define FFT_FUSED_R2C_UNPACK 3u         // post: the n + 1 bins of a real FFT of 2n points from
+                                        // its half-length complex FFT;
+                                        // table[k] = e^{-2 pi i k / 2n}
+#define FFT_FUSED_C2R_PACK 4u           // pre: the half-length complex input of a C2R of 2n
+                                        // points from its n + 1 bins; the same table
 
 // How a threadgroup's threads walk a side's elements when loading or storing.
 // The element each thread takes differs; what is read and written does not.

@@ -21,7 +21,7 @@ PlanCache::PlanCache(const CacheLimits& limits)
                limits_.max_bytes;
       }) {}
 
-std::shared_ptr<const CachedPlan> PlanCache::get_or_build(const PlanKey& key,
+std::shared_ptr<const CachedValue> PlanCache::get_or_build(const PlanKey& key,
                                                           const Builder& build) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (closed()) throw CacheClosedError("this PlanCache has been closed");
@@ -43,7 +43,7 @@ std::shared_ptr<const CachedPlan> PlanCache::get_or_build(const PlanKey& key,
   building_.emplace(key, mine);
   lock.unlock();
 
-  std::shared_ptr<const CachedPlan> plan;
+  std::shared_ptr<const CachedValue> plan;
   std::string error;
   try {
     plan = build();
@@ -76,7 +76,7 @@ bool PlanCache::fits_locked(std::size_t extra_bytes, std::size_t extra_entries) 
              limits_.max_bytes;
 }
 
-void PlanCache::insert_locked(const PlanKey& key, std::shared_ptr<const CachedPlan> plan) {
+void PlanCache::insert_locked(const PlanKey& key, std::shared_ptr<const CachedValue> plan) {
   const std::size_t bytes = plan->bytes();
   if (bytes > limits_.max_bytes || limits_.max_entries == 0) return;  // too big to keep
   if (!fits_locked(bytes, 1)) scratch_.release_idle();

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "cache/cached_plan.h"
+#include "cache/cached_value.h"
 #include "cache/scratch_arena.h"
 #include "cache/worker_pool.h"
 
@@ -64,7 +64,7 @@ struct CacheStats {
 
 class PlanCache {
  public:
-  using Builder = std::function<std::shared_ptr<const CachedPlan>()>;
+  using Builder = std::function<std::shared_ptr<const CachedValue>()>;
 
   explicit PlanCache(const CacheLimits& limits);
   PlanCache(const PlanCache&) = delete;
@@ -72,7 +72,7 @@ class PlanCache {
 
   // Returns the plan for `key`, building it with `build` on a miss.
   // Throws PlanBuildError or CacheClosedError.
-  std::shared_ptr<const CachedPlan> get_or_build(const PlanKey& key, const Builder& build);
+  std::shared_ptr<const CachedValue> get_or_build(const PlanKey& key, const Builder& build);
 
   template <class Plan>
   std::shared_ptr<const Plan> get(const PlanKey& key, const Builder& build) {
@@ -101,17 +101,17 @@ class PlanCache {
 
  private:
   struct Entry {
-    std::shared_ptr<const CachedPlan> plan;
+    std::shared_ptr<const CachedValue> plan;
     std::size_t bytes;
     std::list<PlanKey>::iterator recency;  // position in recency_, front = newest
   };
   struct Build {
     bool done = false;
-    std::shared_ptr<const CachedPlan> plan;
+    std::shared_ptr<const CachedValue> plan;
     std::string error;
   };
 
-  void insert_locked(const PlanKey& key, std::shared_ptr<const CachedPlan> plan);
+  void insert_locked(const PlanKey& key, std::shared_ptr<const CachedValue> plan);
   // Drops an entry; an executable may still hold its plan.
   void evict_locked(std::unordered_map<PlanKey, Entry, PlanKeyHash>::iterator it);
   bool fits_locked(std::size_t extra_bytes, std::size_t extra_entries) const;
@@ -125,7 +125,7 @@ class PlanCache {
   std::unordered_map<PlanKey, Entry, PlanKeyHash> entries_;
   std::unordered_map<PlanKey, std::shared_ptr<Build>, PlanKeyHash> building_;
   std::list<PlanKey> recency_;
-  mutable std::vector<std::pair<std::weak_ptr<const CachedPlan>, std::size_t>> evicted_;
+  mutable std::vector<std::pair<std::weak_ptr<const CachedValue>, std::size_t>> evicted_;
   std::size_t evicted_prune_at_ = kEvictedPruneMin;  // evicted_'s size that triggers a prune
   static constexpr std::size_t kEvictedPruneMin = 64;
   std::atomic<std::size_t> plan_bytes_{0};

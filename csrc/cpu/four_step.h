@@ -28,7 +28,7 @@ namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 // width. A SIMD group of neighbouring columns c0 + j takes
 // w^(k1 c0) * w^(k1 j), multiplied in double and rounded once to T.
 template <class T>
-class FourStepTwiddles final : public CachedPlan {
+class FourStepTwiddles final : public CachedValue {
  public:
   FourStepTwiddles(std::int64_t rows, std::int64_t columns, std::size_t lanes)
       : columns(columns), lanes(lanes), roots_(static_cast<std::size_t>(rows * columns)),

@@ -25,7 +25,7 @@ namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
 // w^k for k = 0 .. h / 2, rounded once from double-precision roots.
 template <class T>
-class HalfLengthTwiddles final : public CachedPlan {
+class HalfLengthTwiddles final : public CachedValue {
  public:
   explicit HalfLengthTwiddles(std::int64_t n) : values(compute(n)) {}
   std::size_t bytes() const override { return sizeof(*this) + values.size() * sizeof(values[0]); }

@@ -62,7 +62,7 @@ using RealEngine = LineEngine<T, pocketfft::pocketfft_r<T>, true>;
 
 // A plan for lines of length n, complex or real.
 template <class Engine>
-class LinePlan final : public CachedPlan {
+class LinePlan final : public CachedValue {
  public:
   LinePlan(std::size_t n, bool single_line) : engine(n, single_line) {}
   std::size_t bytes() const override { return sizeof(*this) + engine.footprint(); }

@@ -2,12 +2,16 @@
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include <array>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "metal/dispatch_bindings.h"
 #include "metal/emulator/metal_emulator.h"
 #include "metal/metal_planner.h"
 #include "metal/shader_source.h"
@@ -24,15 +28,15 @@ struct PyMetalPlan {
 using FloatArray = nb::ndarray<float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using ConstFloatArray = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-const char* buffer_name(MetalBuffer buffer) {
+const char* buffer_name(MetalBufferSlot buffer) {
   switch (buffer) {
-    case MetalBuffer::input:
-      return "input";
-    case MetalBuffer::output:
-      return "output";
-    case MetalBuffer::scratch:
+    case MetalBufferSlot::source:
+      return "source";
+    case MetalBufferSlot::destination:
+      return "destination";
+    case MetalBufferSlot::scratch:
       return "scratch";
-    case MetalBuffer::tables:
+    case MetalBufferSlot::tables:
       return "tables";
   }
   return "?";
@@ -100,6 +104,31 @@ nb::list dispatches_as_list(const MetalPlan& plan) {
   return list;
 }
 
+// (index, address) of each buffer `plan`'s dispatch `index` binds, where the
+// plan reads `source`, writes `destination` and has its scratch and tables at
+// those addresses (None: absent): dispatch_bindings.h's rule for a plan run
+// alone, for executors outside C++.
+nb::list bound_addresses(const MetalPlan& plan, std::size_t index, std::uint64_t source,
+                         std::uint64_t destination, std::optional<std::uint64_t> scratch,
+                         std::optional<std::uint64_t> tables) {
+  if (index >= plan.dispatches.size()) throw nb::index_error("no dispatch of that index");
+  CallPlaces<std::uint64_t> call;
+  call.input = Place<std::uint64_t>{source};
+  call.output = Place<std::uint64_t>{destination};
+  if (scratch) call.workspace = Place<std::uint64_t>{*scratch};
+  if (tables) call.tables = Place<std::uint64_t>{*tables};
+  nb::list list;
+  try {
+    const MetalDispatch& dispatch = plan.dispatches[index];
+    for (const BoundBuffer<std::uint64_t>& b : bind_dispatch(dispatch, BindingFrame{}, call)) {
+      list.append(nb::make_tuple(b.index, b.place.handle + b.place.offset_bytes));
+    }
+  } catch (const MetalExecutionError& e) {
+    throw nb::value_error(e.what());
+  }
+  return list;
+}
+
 MetalLayout layout_from(const std::array<std::int64_t, 3>& strides) {
   return MetalLayout{strides[0], strides[1], strides[2]};
 }
@@ -119,9 +148,21 @@ void bind_metal(nb::module_& m) {
           },
           "The plan's tables (complex64 values) as the bytes a device reads.")
       .def_prop_ro("scratch_bytes", [](const PyMetalPlan& p) { return p.plan->scratch_bytes; })
-      .def_prop_ro("input_bytes", [](const PyMetalPlan& p) { return p.plan->input_bytes; })
-      .def_prop_ro("output_bytes", [](const PyMetalPlan& p) { return p.plan->output_bytes; })
-      .def_prop_ro("bytes", [](const PyMetalPlan& p) { return p.plan->bytes(); });
+      .def_prop_ro("source_bytes", [](const PyMetalPlan& p) { return p.plan->source_bytes; })
+      .def_prop_ro("destination_bytes", [](const PyMetalPlan& p) { return p.plan->destination_bytes; })
+      .def_prop_ro("bytes", [](const PyMetalPlan& p) { return p.plan->bytes(); })
+      .def(
+          "bound_addresses",
+          [](const PyMetalPlan& p, std::size_t dispatch, std::uint64_t source,
+             std::uint64_t destination, std::optional<std::uint64_t> scratch,
+             std::optional<std::uint64_t> tables) {
+            return bound_addresses(*p.plan, dispatch, source, destination, scratch, tables);
+          },
+          nb::arg("dispatch"), nb::arg("source"), nb::arg("destination"),
+          nb::arg("scratch").none(), nb::arg("tables").none(),
+          "[(buffer index, address)] of dispatch `dispatch` where the plan reads `source`, "
+          "writes `destination` and finds its scratch and tables (None: absent); raises "
+          "ValueError where it binds memory that is absent.");
 
   m.def(
       "metal_emulator_plan",
@@ -161,10 +202,10 @@ void bind_metal(nb::module_& m) {
           "run",
           [](MetalEmulator& emulator, const PyMetalPlan& plan, ConstFloatArray input,
              FloatArray output) {
-            if (input.size() * sizeof(float) < plan.plan->input_bytes) {
+            if (input.size() * sizeof(float) < plan.plan->source_bytes) {
               throw nb::value_error("input buffer is smaller than the plan reads");
             }
-            if (output.size() * sizeof(float) < plan.plan->output_bytes) {
+            if (output.size() * sizeof(float) < plan.plan->destination_bytes) {
               throw nb::value_error("output buffer is smaller than the plan writes");
             }
             nb::gil_scoped_release release;

@@ -9,9 +9,11 @@
 add_library(jax_apple_fft_metal STATIC
   # The planner and what every executor shares (this folder).
   ${CMAKE_CURRENT_LIST_DIR}/cache_executors.cc
+  ${CMAKE_CURRENT_LIST_DIR}/dispatch_bindings.cc
   ${CMAKE_CURRENT_LIST_DIR}/metal_plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/metal_planner.cc
   ${CMAKE_CURRENT_LIST_DIR}/metal_program.cc
+  ${CMAKE_CURRENT_LIST_DIR}/metal_routes.cc
   ${CMAKE_CURRENT_LIST_DIR}/metal_tables.cc
   ${CMAKE_CURRENT_LIST_DIR}/shader_source.cc
   # The emulator: the kernels compiled as C++, run on CPU threads.

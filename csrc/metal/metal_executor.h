@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cache/cached_plan.h"
+#include "cache/cached_value.h"
 
 namespace jax_apple_fft {
 
@@ -23,14 +23,14 @@ enum class MetalExecutorKind : std::int32_t { apple = 0, emulator = 1 };
 
 // A kernel made ready to dispatch (a compute pipeline state on a Mac). Kept
 // in the PlanCache like a plan, so it is counted and shared by call sites.
-class MetalPipeline : public CachedPlan {};
+class MetalPipeline : public CachedValue {};
 
 class MetalPlan;
 
 // A plan's tables where the device reads them: uploaded once per plan (a
 // Metal buffer on a Mac; the plan's own host memory in the emulator). Kept in
 // the PlanCache beside the plan's pipelines.
-class MetalTables : public CachedPlan {};
+class MetalTables : public CachedValue {};
 
 // The GPU (or the emulator) reported a failure while running a program.
 class MetalExecutionError : public std::runtime_error {

@@ -11,21 +11,24 @@
 #include <string>
 #include <vector>
 
-#include "cache/cached_plan.h"
+#include "cache/cached_value.h"
 #include "metal/shader_types.h"
 
 namespace jax_apple_fft {
 
-enum class MetalBuffer : std::uint8_t {
-  input,    // the caller's input tensor
-  output,   // the caller's output tensor
-  scratch,  // a per-call workspace of MetalPlan::scratch_bytes
-  tables,   // MetalPlan::tables, uploaded once per plan
+// The buffer slots a plan's dispatches bind. A plan reads its source and
+// writes its destination; which tensors those are is the caller's choice
+// (a program step's source and destination, dispatch_bindings.h).
+enum class MetalBufferSlot : std::uint8_t {
+  source,       // the tensor the plan reads
+  destination,  // the tensor the plan writes
+  scratch,      // a per-call workspace of MetalPlan::scratch_bytes
+  tables,       // MetalPlan::tables, uploaded once per plan
 };
 
 struct MetalBinding {
   std::uint32_t index;  // [[buffer(index)]]
-  MetalBuffer buffer;
+  MetalBufferSlot buffer;
   std::uint64_t offset_bytes;
 };
 
@@ -44,14 +47,14 @@ struct MetalDispatch {
   std::vector<std::uint32_t> pipeline_constants;
 };
 
-class MetalPlan : public CachedPlan {
+class MetalPlan : public CachedValue {
  public:
   PlanKey key;
   std::vector<MetalDispatch> dispatches;
   std::vector<shaders::float2> tables;  // twiddles and chirps, computed in double
   std::uint64_t scratch_bytes = 0;
-  std::uint64_t input_bytes = 0;   // smallest input buffer the bindings may touch
-  std::uint64_t output_bytes = 0;  // smallest output buffer the bindings may touch
+  std::uint64_t source_bytes = 0;       // smallest source buffer the bindings may touch
+  std::uint64_t destination_bytes = 0;  // smallest destination buffer the bindings may touch
 
   std::size_t table_bytes() const { return tables.size() * sizeof(shaders::float2); }
   // Tables and records; scratch is workspace, accounted by whoever allocates it.

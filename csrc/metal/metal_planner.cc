@@ -1,3 +1,6 @@
+// Dispatch records of the route metal_routes.h chooses: each pass a Stockham
+// or element-wise dispatch, its sides' addresses (FftSide), the operations
+// fused into its loads and stores, and the tables and scratch it binds.
 #include "metal/metal_planner.h"
 
 #include <algorithm>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "cache/plan_cache.h"
+#include "metal/metal_routes.h"
 #include "metal/metal_tables.h"
 
 namespace jax_apple_fft {
@@ -18,14 +22,19 @@ namespace {
 
 using shaders::FftParams;
 using shaders::FftSide;
+using metal_routes::bluestein_length;
+using metal_routes::fits_one_group;
+using metal_routes::four_step_split;
+using metal_routes::kCoalescedLength;
+using metal_routes::kThreadgroupElements;
+using metal_routes::stockham_kernel;
+using metal_routes::stockham_radices;
+using metal_routes::three_pass_split;
+using metal_routes::threads_per_transform;
 
 constexpr std::uint32_t kMaxGroupThreads = 256;  // below any device's pipeline limit
-constexpr std::uint32_t kThreadgroupElements = FFT_THREADGROUP_ELEMENTS;
 constexpr std::uint64_t kAlignment = 256;  // bytes; every table and scratch region starts aligned
 constexpr std::uint64_t kIndexLimit = std::uint64_t(1) << 32;  // kernels index floats with uint
-// The longest pass whose group holds 4 transforms side by side: neighbouring
-// threads' 8-byte accesses to neighbouring transforms then fill 32-byte sectors.
-constexpr std::uint64_t kCoalescedLength = kThreadgroupElements / 4;
 
 std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
@@ -34,85 +43,6 @@ std::uint64_t align_up(std::uint64_t value, std::uint64_t alignment) {
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
 [[noreturn]] void fail(const std::string& message) { throw PlanBuildError("Metal FFT: " + message); }
-
-// Stockham radices for n in the kernels' order (8s, 4, 2, then odd primes
-// ascending), or nothing if n has a prime factor above 13.
-std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n) {
-  std::vector<std::uint32_t> radices;
-  while (n % 8 == 0) radices.push_back(8), n /= 8;
-  if (n % 4 == 0) radices.push_back(4), n /= 4;
-  if (n % 2 == 0) radices.push_back(2), n /= 2;
-  for (std::uint32_t p : {3u, 5u, 7u, 11u, 13u}) {
-    while (n % p == 0) radices.push_back(p), n /= p;
-  }
-  if (n != 1) return std::nullopt;
-  return radices;
-}
-
-bool fits_one_group(std::uint64_t n) {
-  return n <= kThreadgroupElements && stockham_radices(n).has_value();
-}
-
-// A split n = n1 * n2 with both factors single-group lengths of at most
-// `longest`, n1 as close to sqrt(n) as possible from below.
-std::optional<std::pair<std::uint32_t, std::uint32_t>> four_step_split(
-    std::uint64_t n, std::uint64_t longest = kThreadgroupElements) {
-  if (n > longest * longest) return std::nullopt;
-  for (std::uint64_t n1 = std::uint64_t(std::sqrt(double(n))) + 1; n1 >= 2; --n1) {
-    if (n % n1 != 0) continue;
-    if (n / n1 > longest) break;
-    if (fits_one_group(n1) && fits_one_group(n / n1)) {
-      return std::pair{std::uint32_t(n1), std::uint32_t(n / n1)};
-    }
-  }
-  return std::nullopt;
-}
-
-// A split n = n1 * n2 * n3 into single-group lengths of at most
-// kCoalescedLength, n1 <= n2 <= n3, the smallest factor as large as possible.
-std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n) {
-  std::optional<std::array<std::uint32_t, 3>> best;
-  for (std::uint64_t n1 = 2; n1 * n1 * n1 <= n; ++n1) {
-    if (n % n1 != 0 || !fits_one_group(n1)) continue;
-    const auto rest = four_step_split(n / n1, kCoalescedLength);
-    if (rest && rest->first >= n1) best = {std::uint32_t(n1), rest->first, rest->second};
-  }
-  return best;
-}
-
-// The Bluestein convolution length for n: the cheapest m >= 2n - 1 with no
-// prime factor above 7 that one group or a four-step split takes. Lengths 2^k
-// run the radix-2/4/8 kernel, which holds half the registers, so another m
-// must be at least a fifth shorter to be taken.
-std::optional<std::uint64_t> bluestein_length(std::uint64_t n) {
-  std::uint64_t power_of_two = 1;
-  while (power_of_two < 2 * n - 1) power_of_two *= 2;
-  auto smooth = [](std::uint64_t m) {
-    for (std::uint64_t p : {2, 3, 5, 7}) {
-      while (m % p == 0) m /= p;
-    }
-    return m == 1;
-  };
-  auto takes = [](std::uint64_t m) { return fits_one_group(m) || four_step_split(m).has_value(); };
-  std::uint64_t best = power_of_two;
-  for (std::uint64_t m = 2 * n - 1; 5 * m < 4 * power_of_two; ++m) {
-    if (smooth(m) && takes(m)) {
-      best = m;
-      break;
-    }
-  }
-  if (!takes(best)) return std::nullopt;
-  return best;
-}
-
-// The Stockham kernel compiled for the fewest radices that hold `radices`
-// (which stockham_radices draws from 2, 3, 4, 5, 7, 8, 11, 13).
-const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {
-  const bool odd = std::any_of(radices.begin(), radices.end(), [](std::uint32_t r) { return r % 2; });
-  if (!odd) return "fft_stockham_pow2";
-  if (*std::max_element(radices.begin(), radices.end()) <= 8) return "fft_stockham_smooth7";
-  return "fft_stockham";
-}
 
 // The pipeline constants of a Stockham dispatch (fft_pipeline_constants.h).
 // Lengths 2^k divide by their spans with shifts already: their pipelines fix
@@ -133,17 +63,6 @@ std::vector<std::uint32_t> stockham_pipeline_constants(const FftParams& p, bool 
     constants[FFT_CONSTANT_STAGES + std::uint32_t(at - std::begin(kRunOrder))] += 1;
   }
   return constants;
-}
-
-// Threads per transform so no thread holds more than FFT_MAX_THREAD_VALUES
-// values in any stage.
-std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint32_t>& radices) {
-  std::uint32_t threads = 1;
-  for (std::uint32_t radix : radices) {
-    std::uint32_t butterflies_per_thread = FFT_MAX_THREAD_VALUES / radix;
-    threads = std::max<std::uint32_t>(threads, ceil_div(n / radix, butterflies_per_thread));
-  }
-  return threads;
 }
 
 // How the group's threads cover one side's elements (FFT_WALK_*): one
@@ -177,7 +96,7 @@ std::uint32_t checked_u32(std::uint64_t value, const char* what) {
 }
 
 struct Endpoint {
-  MetalBuffer buffer = MetalBuffer::scratch;
+  MetalBufferSlot buffer = MetalBufferSlot::scratch;
   std::uint64_t offset_bytes = 0;
   FftSide side{};
 };
@@ -185,22 +104,24 @@ struct Endpoint {
 // `count` complex values per batch entry, packed one batch entry after another.
 Endpoint packed_scratch(std::uint64_t offset_bytes, std::uint32_t count) {
   Endpoint e;
-  e.buffer = MetalBuffer::scratch;
+  e.buffer = MetalBufferSlot::scratch;
   e.offset_bytes = offset_bytes;
   e.side = FftSide{FFT_SIDE_COMPLEX, count, 1, 0, 1, 1, 0, count, FFT_WALK_LANES};
   return e;
 }
 
-// A multiplication fused into a load or store.
-struct Multiply {
-  std::uint32_t mode = FFT_SCALE_NONE;
+// The operation fused into a load or store (FFT_FUSED_*) and the tables it reads.
+struct FusedOperation {
+  std::uint32_t mode = FFT_FUSED_NONE;
   std::uint64_t table = 0;
   std::uint64_t fine_table = 0;
   std::uint32_t twiddle_n = 0;
   std::uint32_t twiddle_shift = 0;
 };
 
-Multiply by_index(std::uint64_t table) { return Multiply{FFT_SCALE_BY_INDEX, table, table, 0, 0}; }
+FusedOperation times_table(std::uint64_t table) {
+  return FusedOperation{FFT_FUSED_TIMES_TABLE, table, table, 0, 0};
+}
 
 class Planner {
  public:
@@ -215,54 +136,54 @@ class Planner {
     const bool even = n % 2 == 0;
     switch (request_.kind) {
       case MetalTransform::c2c:
-        plan_->input_bytes = extent_bytes(request_.in, n, 8);
-        plan_->output_bytes = extent_bytes(request_.out, n, 8);
+        plan_->source_bytes = extent_bytes(request_.in, n, 8);
+        plan_->destination_bytes = extent_bytes(request_.out, n, 8);
         if (batch_ == 0) break;
-        complex_transform(n, !request_.forward, user(MetalBuffer::input, FFT_SIDE_COMPLEX, n),
-                          user(MetalBuffer::output, FFT_SIDE_COMPLEX, n), {}, {}, request_.scale);
+        complex_transform(n, !request_.forward, user(MetalBufferSlot::source, FFT_SIDE_COMPLEX, n),
+                          user(MetalBufferSlot::destination, FFT_SIDE_COMPLEX, n), {}, {}, request_.scale);
         break;
       case MetalTransform::r2c:
-        plan_->input_bytes = extent_bytes(request_.in, n, 4);
-        plan_->output_bytes = extent_bytes(request_.out, half + 1, 8);
+        plan_->source_bytes = extent_bytes(request_.in, n, 4);
+        plan_->destination_bytes = extent_bytes(request_.out, half + 1, 8);
         if (batch_ == 0) break;
         if (even && fits_one_group(half)) {  // the unpack fused into the store
           stockham_pass(std::uint32_t(half), false, batch_, 1,
-                        user(MetalBuffer::input, FFT_SIDE_REAL_PAIRS, half),
-                        user(MetalBuffer::output, FFT_SIDE_COMPLEX, half + 1), {},
-                        real_pack(FFT_SCALE_R2C_UNPACK, n), request_.scale);
+                        user(MetalBufferSlot::source, FFT_SIDE_REAL_PAIRS, half),
+                        user(MetalBufferSlot::destination, FFT_SIDE_COMPLEX, half + 1), {},
+                        real_pack(FFT_FUSED_R2C_UNPACK, n), request_.scale);
         } else if (even) {
           Endpoint z = packed_scratch(add_scratch(batch_ * half * 8), half);
-          complex_transform(half, false, user(MetalBuffer::input, FFT_SIDE_REAL_PAIRS, half), z,
+          complex_transform(half, false, user(MetalBufferSlot::source, FFT_SIDE_REAL_PAIRS, half), z,
                             {}, {}, 1.0);
           elementwise("fft_r2c_unpack", half + 1, z,
-                      user(MetalBuffer::output, FFT_SIDE_COMPLEX, half + 1),
+                      user(MetalBufferSlot::destination, FFT_SIDE_COMPLEX, half + 1),
                       real_pack_roots(n), request_.scale);
         } else {
-          complex_transform(n, false, user(MetalBuffer::input, FFT_SIDE_REAL, n),
-                            user(MetalBuffer::output, FFT_SIDE_COMPLEX, half + 1), {}, {},
+          complex_transform(n, false, user(MetalBufferSlot::source, FFT_SIDE_REAL, n),
+                            user(MetalBufferSlot::destination, FFT_SIDE_COMPLEX, half + 1), {}, {},
                             request_.scale);
         }
         break;
       case MetalTransform::c2r:
-        plan_->input_bytes = extent_bytes(request_.in, half + 1, 8);
-        plan_->output_bytes = extent_bytes(request_.out, n, 4);
+        plan_->source_bytes = extent_bytes(request_.in, half + 1, 8);
+        plan_->destination_bytes = extent_bytes(request_.out, n, 4);
         if (batch_ == 0) break;
         if (even && fits_one_group(half)) {  // the pack fused into the load
           stockham_pass(std::uint32_t(half), true, batch_, 1,
-                        user(MetalBuffer::input, FFT_SIDE_COMPLEX, half + 1),
-                        user(MetalBuffer::output, FFT_SIDE_REAL_PAIRS, half),
-                        real_pack(FFT_SCALE_C2R_PACK, n), {}, request_.scale);
+                        user(MetalBufferSlot::source, FFT_SIDE_COMPLEX, half + 1),
+                        user(MetalBufferSlot::destination, FFT_SIDE_REAL_PAIRS, half),
+                        real_pack(FFT_FUSED_C2R_PACK, n), {}, request_.scale);
         } else if (even) {
           Endpoint z = packed_scratch(add_scratch(batch_ * half * 8), half);
-          elementwise("fft_c2r_pack", half, user(MetalBuffer::input, FFT_SIDE_COMPLEX, half + 1), z,
+          elementwise("fft_c2r_pack", half, user(MetalBufferSlot::source, FFT_SIDE_COMPLEX, half + 1), z,
                       real_pack_roots(n), 1.0);
-          complex_transform(half, true, z, user(MetalBuffer::output, FFT_SIDE_REAL_PAIRS, half),
+          complex_transform(half, true, z, user(MetalBufferSlot::destination, FFT_SIDE_REAL_PAIRS, half),
                             {}, {}, request_.scale);
         } else {
           Endpoint full = packed_scratch(add_scratch(batch_ * n * 8), n);
-          elementwise("fft_c2r_expand", n, user(MetalBuffer::input, FFT_SIDE_COMPLEX, half + 1),
+          elementwise("fft_c2r_expand", n, user(MetalBufferSlot::source, FFT_SIDE_COMPLEX, half + 1),
                       full, 0, 1.0);
-          complex_transform(n, true, full, user(MetalBuffer::output, FFT_SIDE_REAL, n), {}, {},
+          complex_transform(n, true, full, user(MetalBufferSlot::destination, FFT_SIDE_REAL, n), {}, {},
                             request_.scale);
         }
         break;
@@ -298,8 +219,8 @@ class Planner {
     return (last + 1) * element_bytes;
   }
 
-  Endpoint user(MetalBuffer buffer, std::uint32_t kind, std::uint64_t valid) const {
-    const MetalLayout& l = buffer == MetalBuffer::input ? request_.in : request_.out;
+  Endpoint user(MetalBufferSlot buffer, std::uint32_t kind, std::uint64_t valid) const {
+    const MetalLayout& l = buffer == MetalBufferSlot::source ? request_.in : request_.out;
     Endpoint e;
     e.buffer = buffer;
     e.side = FftSide{kind,
@@ -338,8 +259,8 @@ class Planner {
     return offset;
   }
 
-  void complex_transform(std::uint64_t n, bool inverse, Endpoint in, Endpoint out, Multiply pre,
-                         Multiply post, double scale) {
+  void complex_transform(std::uint64_t n, bool inverse, Endpoint in, Endpoint out, FusedOperation pre,
+                         FusedOperation post, double scale) {
     if (fits_one_group(n)) {
       stockham_pass(std::uint32_t(n), inverse, batch_, 1, in, out, pre, post, scale);
     } else if (auto split = four_step_split(n, kCoalescedLength)) {
@@ -358,9 +279,9 @@ class Planner {
     return add_table(metal_tables::roots(n, n / 2 + 1));
   }
 
-  // The pack or unpack (FFT_SCALE_C2R_PACK, FFT_SCALE_R2C_UNPACK) fused into a pass.
-  Multiply real_pack(std::uint32_t mode, std::uint64_t n) {
-    Multiply pack;
+  // The pack or unpack (FFT_FUSED_C2R_PACK, FFT_FUSED_R2C_UNPACK) fused into a pass.
+  FusedOperation real_pack(std::uint32_t mode, std::uint64_t n) {
+    FusedOperation pack;
     pack.mode = mode;
     pack.table = real_pack_roots(n);
     return pack;
@@ -368,12 +289,12 @@ class Planner {
 
   // w_n^e = coarse[e >> shift] * fine[e & (split - 1)], split = 2^shift >= sqrt(n):
   // the twiddle between the passes of a four-step transform of length n.
-  Multiply four_step_twiddle(std::uint64_t n) {
+  FusedOperation four_step_twiddle(std::uint64_t n) {
     std::uint32_t shift = 0;
     while ((std::uint64_t(1) << (2 * shift)) < n) ++shift;
     const std::uint64_t split = std::uint64_t(1) << shift;
-    Multiply twiddle;
-    twiddle.mode = FFT_SCALE_FOUR_STEP;
+    FusedOperation twiddle;
+    twiddle.mode = FFT_FUSED_FOUR_STEP_TWIDDLE;
     twiddle.table = add_table(metal_tables::roots(n, ceil_div(n, split), split));
     twiddle.fine_table = add_table(metal_tables::roots(n, split));
     twiddle.twiddle_n = std::uint32_t(n);
@@ -398,7 +319,7 @@ class Planner {
   // Pass 1 transforms the n2 strided columns and applies w_n^(j2 k1); pass 2
   // transforms the rows and writes them with stride n1.
   void four_step(std::uint32_t n1, std::uint32_t n2, bool inverse, Endpoint in, Endpoint out,
-                 Multiply pre, Multiply post, double scale) {
+                 FusedOperation pre, FusedOperation post, double scale) {
     const std::uint64_t n = std::uint64_t(n1) * n2;
     const std::uint64_t scratch = add_scratch(batch_ * n * 8);
     stockham_pass(n1, inverse, batch_ * n2, n2, columns(in, n2),
@@ -419,7 +340,7 @@ class Planner {
   // X[k1 + n1 k2 + n1 n2 k3], element k3 at r + n1 n2 k3. Storing Z transposed
   // keeps every side affine in its transform's index.
   void three_pass(std::array<std::uint32_t, 3> split, bool inverse, Endpoint in, Endpoint out,
-                  Multiply pre, Multiply post, double scale) {
+                  FusedOperation pre, FusedOperation post, double scale) {
     const auto [n1, n2, n3] = split;
     const std::uint32_t m = n2 * n3;
     const std::uint32_t n = n1 * m;
@@ -450,7 +371,7 @@ class Planner {
     if (!length) fail("Bluestein length " + std::to_string(n) + " is too large");
     const std::uint64_t m = *length;
     const auto chirp = metal_tables::chirp(n, inverse ? +1 : -1);
-    const Multiply by_chirp = by_index(add_table(chirp));
+    const FusedOperation by_chirp = times_table(add_table(chirp));
     const std::vector<std::complex<double>> spectrum = metal_tables::bluestein_spectrum(chirp, m);
     if (fits_one_group(m)) {
       stockham_pass(std::uint32_t(m), false, batch_, 1, in, out, by_chirp, by_chirp, scale,
@@ -463,7 +384,7 @@ class Planner {
       for (std::uint64_t k2 = 0; k2 < n2; ++k2) in_rows[k1 * n2 + k2] = spectrum[k1 + n1 * k2];
     }
     const Endpoint middle = packed_scratch(add_scratch(batch_ * m * 8), std::uint32_t(m));
-    const Multiply twiddle = four_step_twiddle(m);
+    const FusedOperation twiddle = four_step_twiddle(m);
     stockham_pass(n1, false, batch_ * n2, n2, columns(in, n2), columns(middle, n2), by_chirp,
                   twiddle, 1.0);
     stockham_pass(n2, false, batch_ * n1, n1, rows(middle, n2), rows(middle, n2), {}, {}, 1.0,
@@ -475,8 +396,8 @@ class Planner {
   // One dispatch of the Stockham kernel; with `spectrum` (a table offset), a
   // convolution (FftParams::convolve).
   void stockham_pass(std::uint32_t n, bool inverse, std::uint64_t transforms,
-                     std::uint32_t per_batch, Endpoint in, Endpoint out, Multiply pre,
-                     Multiply post, double scale,
+                     std::uint32_t per_batch, Endpoint in, Endpoint out, FusedOperation pre,
+                     FusedOperation post, double scale,
                      std::optional<std::uint64_t> spectrum = std::nullopt) {
     const std::vector<std::uint32_t> radices = *stockham_radices(n);
     const std::uint32_t lane_count = threads_per_transform(n, radices);
@@ -487,9 +408,9 @@ class Planner {
     // (the rows of Bluestein's convolving pass).
     auto runs = [&](std::uint64_t group) {
       const bool in_run =
-          choose_walk(in.side, n, group, per_batch, pre.mode != FFT_SCALE_NONE) == FFT_WALK_RUN;
+          choose_walk(in.side, n, group, per_batch, pre.mode != FFT_FUSED_NONE) == FFT_WALK_RUN;
       const bool out_run =
-          choose_walk(out.side, n, group, per_batch, post.mode != FFT_SCALE_NONE) == FFT_WALK_RUN;
+          choose_walk(out.side, n, group, per_batch, post.mode != FFT_FUSED_NONE) == FFT_WALK_RUN;
       return int(in_run) + int(out_run);
     };
     std::uint64_t per_group = most;
@@ -512,15 +433,15 @@ class Planner {
     p.group_threads = std::uint32_t(per_group) * lane_count;
     p.pre_mode = pre.mode;
     p.post_mode = post.mode;
-    const Multiply& four_step = post.mode == FFT_SCALE_FOUR_STEP ? post : pre;
+    const FusedOperation& four_step = post.mode == FFT_FUSED_FOUR_STEP_TWIDDLE ? post : pre;
     p.twiddle_n = four_step.twiddle_n;
     p.twiddle_shift = four_step.twiddle_shift;
     p.convolve = spectrum ? 1 : 0;
     p.scale = float(scale);
     p.in = in.side;
     p.out = out.side;
-    p.in.walk = choose_walk(in.side, n, per_group, per_batch, pre.mode != FFT_SCALE_NONE);
-    p.out.walk = choose_walk(out.side, n, per_group, per_batch, post.mode != FFT_SCALE_NONE);
+    p.in.walk = choose_walk(in.side, n, per_group, per_batch, pre.mode != FFT_FUSED_NONE);
+    p.out.walk = choose_walk(out.side, n, per_group, per_batch, post.mode != FFT_FUSED_NONE);
 
     const std::uint64_t twiddles = stage_twiddles(n);
     MetalDispatch d;
@@ -531,10 +452,10 @@ class Planner {
     d.threadgroup_memory_bytes = std::uint32_t(align_up(per_group * n, 16) * sizeof(shaders::float2));
     d.bindings = {{0, in.buffer, in.offset_bytes},
                   {1, out.buffer, out.offset_bytes},
-                  {2, MetalBuffer::tables, twiddles},
-                  {3, MetalBuffer::tables, pre.mode != FFT_SCALE_NONE ? pre.table : twiddles},
-                  {4, MetalBuffer::tables, post.mode != FFT_SCALE_NONE ? post.table : twiddles},
-                  {5, MetalBuffer::tables, extra_table(pre, post, spectrum, twiddles)}};
+                  {2, MetalBufferSlot::tables, twiddles},
+                  {3, MetalBufferSlot::tables, pre.mode != FFT_FUSED_NONE ? pre.table : twiddles},
+                  {4, MetalBufferSlot::tables, post.mode != FFT_FUSED_NONE ? post.table : twiddles},
+                  {5, MetalBufferSlot::tables, extra_table(pre, post, spectrum, twiddles)}};
     d.params = p;
     const bool power_of_two = d.kernel == std::string("fft_stockham_pow2");
     d.pipeline_constants = stockham_pipeline_constants(p, power_of_two);
@@ -542,10 +463,10 @@ class Planner {
   }
 
   // Buffer 5: the four-step twiddle's fine table, or the convolution's spectrum.
-  static std::uint64_t extra_table(const Multiply& pre, const Multiply& post,
+  static std::uint64_t extra_table(const FusedOperation& pre, const FusedOperation& post,
                                    std::optional<std::uint64_t> spectrum, std::uint64_t unused) {
-    if (post.mode == FFT_SCALE_FOUR_STEP) return post.fine_table;
-    if (pre.mode == FFT_SCALE_FOUR_STEP) return pre.fine_table;
+    if (post.mode == FFT_FUSED_FOUR_STEP_TWIDDLE) return post.fine_table;
+    if (pre.mode == FFT_FUSED_FOUR_STEP_TWIDDLE) return pre.fine_table;
     return spectrum.value_or(unused);
   }
 
@@ -571,10 +492,10 @@ class Planner {
     d.threads = {group_threads, 1, 1};
     d.bindings = {{0, in.buffer, in.offset_bytes},
                   {1, out.buffer, out.offset_bytes},
-                  {2, MetalBuffer::tables, twiddles},
-                  {3, MetalBuffer::tables, twiddles},
-                  {4, MetalBuffer::tables, twiddles},
-                  {5, MetalBuffer::tables, twiddles}};
+                  {2, MetalBufferSlot::tables, twiddles},
+                  {3, MetalBufferSlot::tables, twiddles},
+                  {4, MetalBufferSlot::tables, twiddles},
+                  {5, MetalBufferSlot::tables, twiddles}};
     d.params = p;
     plan_->dispatches.push_back(std::move(d));
   }

@@ -46,7 +46,7 @@ std::vector<MetalStepRequest> metal_step_requests(const TransformSpec& spec) {
     throw std::invalid_argument("Metal runs C2R with the inverse sign only");
   std::vector<MetalStepRequest> steps;
   auto complex_axis = [&](std::int64_t axis, const std::vector<std::int64_t>& shape,
-                          MetalTensor source, MetalTensor destination) {
+                          MetalProgramTensor source, MetalProgramTensor destination) {
     const std::int64_t n = shape[axis];
     steps.push_back({along_axis(MetalTransform::c2c, spec.forward, n, shape, axis, n, n), source,
                      destination});
@@ -57,29 +57,30 @@ std::vector<MetalStepRequest> metal_step_requests(const TransformSpec& spec) {
                                                                     : spec.axes.size() - 1;
   switch (spec.kind) {
     case TransformKind::kC2C: {
-      MetalTensor source = MetalTensor::input;
+      MetalProgramTensor source = MetalProgramTensor::input;
       for (std::size_t i = complex_axes; i-- > 0;) {
-        complex_axis(spec.axes[i], spec.in_shape, source, MetalTensor::output);
-        source = MetalTensor::output;
+        complex_axis(spec.axes[i], spec.in_shape, source, MetalProgramTensor::output);
+        source = MetalProgramTensor::output;
       }
       break;
     }
     case TransformKind::kR2C:
       steps.push_back({along_axis(MetalTransform::r2c, true, n, spec.in_shape, real_axis, n,
                                   n / 2 + 1),
-                       MetalTensor::input, MetalTensor::output});
+                       MetalProgramTensor::input, MetalProgramTensor::output});
       for (std::size_t i = complex_axes; i-- > 0;)
-        complex_axis(spec.axes[i], spec.out_shape, MetalTensor::output, MetalTensor::output);
+        complex_axis(spec.axes[i], spec.out_shape, MetalProgramTensor::output,
+                     MetalProgramTensor::output);
       break;
     case TransformKind::kC2R: {
-      MetalTensor source = MetalTensor::input;
+      MetalProgramTensor source = MetalProgramTensor::input;
       for (std::size_t i = complex_axes; i-- > 0;) {
-        complex_axis(spec.axes[i], spec.in_shape, source, MetalTensor::intermediate);
-        source = MetalTensor::intermediate;
+        complex_axis(spec.axes[i], spec.in_shape, source, MetalProgramTensor::intermediate);
+        source = MetalProgramTensor::intermediate;
       }
       steps.push_back({along_axis(MetalTransform::c2r, false, n, spec.in_shape, real_axis,
                                   n / 2 + 1, n),
-                       source, MetalTensor::output});
+                       source, MetalProgramTensor::output});
       break;
     }
   }
@@ -116,7 +117,7 @@ MetalProgram prepare_metal_program(const TransformSpec& spec, PlanCache& cache,
       key.fields.push_back(executor_kind);
       step.tables = cache.get<MetalTables>(key, [&] { return executor.upload_tables(step.plan); });
     }
-    if (s.destination == MetalTensor::intermediate)
+    if (s.destination == MetalProgramTensor::intermediate)
       program.intermediate_bytes = complex64_bytes(spec.in_shape);
     program.scratch_bytes = std::max(program.scratch_bytes, step.plan->scratch_bytes);
     program.steps.push_back(std::move(step));

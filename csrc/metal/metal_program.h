@@ -20,12 +20,14 @@ namespace jax_apple_fft {
 
 class PlanCache;
 
-enum class MetalTensor : std::uint8_t { input, output, intermediate };
+// The tensors of one call of a program: the caller's input and output, and
+// the intermediate that C2R's complex axes write in the workspace.
+enum class MetalProgramTensor : std::uint8_t { input, output, intermediate };
 
 struct MetalStep {
   std::shared_ptr<const MetalPlan> plan;
-  MetalTensor source = MetalTensor::input;
-  MetalTensor destination = MetalTensor::output;
+  MetalProgramTensor source = MetalProgramTensor::input;
+  MetalProgramTensor destination = MetalProgramTensor::output;
   // One per dispatch of `plan`, in order.
   std::vector<std::shared_ptr<const MetalPipeline>> pipelines;
   // Null when the plan has no tables.
@@ -49,8 +51,8 @@ struct MetalProgram {
 // reads and writes. Pure: touches no cache.
 struct MetalStepRequest {
   MetalRequest request;
-  MetalTensor source;
-  MetalTensor destination;
+  MetalProgramTensor source;
+  MetalProgramTensor destination;
 };
 std::vector<MetalStepRequest> metal_step_requests(const TransformSpec& spec);
 

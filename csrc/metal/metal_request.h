@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "cache/cached_plan.h"
+#include "cache/cached_value.h"
 
 namespace jax_apple_fft {
 

@@ -1,1 +1,1 @@
-"""The Metal backend's portable parts: planner inspection and the CPU emulator."""
+"""The Metal backend's portable parts: planner inspection and the self-check."""

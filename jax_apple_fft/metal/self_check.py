@@ -21,7 +21,7 @@ import jax
 import numpy as np
 
 from jax_apple_fft.frontend import transforms
-from jax_apple_fft.metal.plan_runner import C2C, C2R, R2C, MetalPlanRunner
+from jax_apple_fft.metal.axis_plans import C2C, C2R, R2C, plan_along_axis
 from jax_apple_fft.runtime.accuracy import error_bound, relative_l2_error
 from jax_apple_fft.runtime.cache import MetalTransferStats, PlanCache
 
@@ -86,7 +86,7 @@ class Check:
             steps.insert(0, steps.pop())
         plans, shape = [], self.shape
         for axis, n, step_kind in steps:
-            plan, shape = MetalPlanRunner.plan(step_kind, forward, n, shape, axis)
+            plan, shape = plan_along_axis(step_kind, forward, n, shape, axis)
             plans.append(plan)
         return plans
 

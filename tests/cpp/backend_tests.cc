@@ -520,7 +520,7 @@ void test_in_place_transforms() {
   expect(in_place_matches<double>({40, 16383}, {1}, cache), "in place: streamed single lines");
 }
 
-struct FixedPlan : CachedPlan {
+struct FixedPlan : CachedValue {
   explicit FixedPlan(std::size_t b) : b_(b) {}
   std::size_t bytes() const override { return b_; }
   std::size_t b_;
@@ -598,7 +598,7 @@ void test_failed_build_leaves_nothing() {
   PlanCache cache(CacheLimits{8, 1 << 20, 1});
   bool threw = false;
   try {
-    cache.get_or_build(PlanKey{"t", {1}}, []() -> std::shared_ptr<const CachedPlan> {
+    cache.get_or_build(PlanKey{"t", {1}}, []() -> std::shared_ptr<const CachedValue> {
       throw std::runtime_error("boom");
     });
   } catch (const PlanBuildError&) {

@@ -11,7 +11,7 @@ from cuda_executor import CudaPlanRunner, cuda_available  # noqa: E402
 from support.accuracy import assert_accurate  # noqa: E402
 from verify_on_gpu import random_complex  # noqa: E402
 
-from jax_apple_fft.metal.emulator import Emulator  # noqa: E402
+from emulator_runner import Emulator  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not cuda_available(), reason="no CUDA device")
 

@@ -72,7 +72,7 @@ def test_nvrtc_errors_carry_its_log():
 
 def test_every_planned_kernel_has_an_entry_point():
     """The kernels the planner names are the ones the translation unit exports."""
-    from jax_apple_fft.metal.plan_runner import C2C, C2R, R2C, MetalPlanRunner
+    from plan_runner import C2C, C2R, R2C, MetalPlanRunner
 
     named = set()
     for kind, n in ((C2C, 64), (C2C, 1 << 16), (C2C, 4097), (C2C, 3 * 11 * 13), (R2C, 1000),
@@ -87,7 +87,7 @@ def test_every_planned_kernel_has_an_entry_point():
 def test_pipeline_constants_fold_the_shape():
     """Built with a dispatch's pipeline constants, the Stockham kernel divides
     by the shape no more: the divisions left address the sides."""
-    from jax_apple_fft.metal.plan_runner import C2C, MetalPlanRunner
+    from plan_runner import C2C, MetalPlanRunner
 
     plan, _ = MetalPlanRunner.plan(C2C, True, 4097, (2, 4097), axis=1)
     convolving = next(d for d in plan.dispatches if d["params"]["convolve"])
@@ -115,7 +115,7 @@ def test_fixed_kernels_build_in_a_pool():
 def test_pipeline_constants_that_fix_nothing_build_the_generic_kernel():
     """The radix-2/4/8 kernel's dispatches carry constants that fix nothing
     (flag 0): their build is the one without constants, which the emulator runs."""
-    from jax_apple_fft.metal.plan_runner import C2C, MetalPlanRunner
+    from plan_runner import C2C, MetalPlanRunner
 
     plan, _ = MetalPlanRunner.plan(C2C, True, 4096, (2, 4096), axis=1)
     (dispatch,) = plan.dispatches

@@ -3,7 +3,7 @@
 import pytest
 
 from jax_apple_fft import PlanBuildError, _core
-from jax_apple_fft.metal.emulator import C2C, C2R, R2C
+from jax_apple_fft.metal.axis_plans import C2C, C2R, R2C
 
 
 def plan(kind, n, batch=1, forward=True, scale=1.0):
@@ -152,7 +152,7 @@ def test_bindings_use_byte_offsets_into_tables():
 def test_reported_bytes():
     p = plan(C2C, 1 << 20, batch=2)
     assert p.scratch_bytes == 2 * (1 << 20) * 8
-    assert p.input_bytes == p.output_bytes == 2 * (1 << 20) * 8
+    assert p.source_bytes == p.destination_bytes == 2 * (1 << 20) * 8
     assert p.bytes >= p.table_bytes > 0
     assert p.key.startswith("metal.fft(")
 
@@ -203,3 +203,18 @@ def test_convolving_rows_walk_as_one_run(n):
     assert (p["in"]["walk"], p["out"]["walk"]) == (2, 2)  # FFT_WALK_RUN
     most = min(4096 // p["n"], 256 // p["threads_per_transform"])
     assert 4 * p["per_group"] >= 3 * most
+
+
+def test_bound_addresses_place_each_slot_in_the_call():
+    """The package's binding rule, as executors outside C++ (the CUDA verifier)
+    use it: each slot at its memory's address plus the record's offset."""
+    p = plan(C2C, 1 << 20)
+    base = {"source": 1 << 40, "destination": 2 << 40, "scratch": 3 << 40, "tables": 4 << 40}
+    for i, d in enumerate(p.dispatches):
+        bound = p.bound_addresses(i, base["source"], base["destination"], base["scratch"],
+                                  base["tables"])
+        assert bound == [(index, base[slot] + offset) for index, slot, offset in d["bindings"]]
+    with pytest.raises(ValueError, match="workspace"):
+        p.bound_addresses(0, base["source"], base["destination"], None, base["tables"])
+    with pytest.raises(IndexError):
+        p.bound_addresses(len(p.dispatches), 0, 0, None, None)

@@ -9,7 +9,7 @@ from jax_apple_fft.metal import self_check
 from jax_apple_fft.metal.self_check import CHECKS
 from metal_backend_testing import PLANTED_FAILURE
 
-R2C_UNPACK, C2R_PACK = 3, 4  # FFT_SCALE_* in shaders/fft_params.h
+R2C_UNPACK, C2R_PACK = 3, 4  # FFT_FUSED_* in shaders/fft_params.h
 
 
 def dispatches(check):

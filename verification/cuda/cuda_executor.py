@@ -22,7 +22,7 @@ import tempfile
 
 import numpy as np
 
-from jax_apple_fft.metal.plan_runner import C2C, MetalPlanRunner
+from plan_runner import C2C, MetalPlanRunner  # verification/metal, on sys.path
 from cuda_source import (ENTRY_PREFIX, FFT_KERNELS, PARAMS_IN_MEMORY_SUFFIX, PARAMS_PROBE,
                          compile_fixed_kernels, compile_options, register_cap, translation_unit)
 
@@ -141,18 +141,19 @@ class CudaPlanRunner(MetalPlanRunner):
         """(function, grid, block, arguments, shared bytes) of each dispatch,
         resolved once so that timing loops launch only."""
         scratch = cupy.empty(plan.scratch_bytes, np.uint8) if plan.scratch_bytes else None
-        buffers = {"input": device_in, "output": device_out, "scratch": scratch,
-                   "tables": self.tables(plan)}
+        tables = self.tables(plan)
         resolved = []
         held = [scratch]
-        for d in plan.dispatches:
+        for i, d in enumerate(plan.dispatches):
             if tuple(d["threadgroups"][1:]) != (1, 1) or tuple(d["threads"][1:]) != (1, 1):
                 raise ValueError(f"{d['kernel']}: the kernels index one grid dimension only")
             pointers = [0] * BUFFER_ARGUMENTS
-            for index, buffer, offset in d["bindings"]:
-                if buffers[buffer] is None:
-                    raise ValueError(f"{d['kernel']} binds {buffer}, which this plan lacks")
-                pointers[index] = buffers[buffer].data.ptr + offset
+            # The package's one binding rule (csrc/metal/dispatch_bindings.h).
+            for index, address in plan.bound_addresses(
+                    i, device_in.data.ptr, device_out.data.ptr,
+                    None if scratch is None else scratch.data.ptr,
+                    None if tables is None else tables.data.ptr):
+                pointers[index] = address
             by_value, params_in_memory = self._entry_points(d)
             if self.params_by_value:
                 function = by_value
@@ -167,7 +168,7 @@ class CudaPlanRunner(MetalPlanRunner):
         return resolved, held  # what the launches point to, alive as long as they are
 
     def run_on_device(self, plan, device_in: cupy.ndarray, device_out: cupy.ndarray) -> None:
-        if device_in.nbytes < plan.input_bytes or device_out.nbytes < plan.output_bytes:
+        if device_in.nbytes < plan.source_bytes or device_out.nbytes < plan.destination_bytes:
             raise ValueError("a device buffer is smaller than the plan's bindings reach")
         launches, _held = self.launches(plan, device_in, device_out)
         for function, grid, block, arguments, shared in launches:

@@ -34,10 +34,12 @@ import time
 
 import numpy as np
 
-import cuda_source
-from cuda_executor import CudaPlanRunner, cuda_available
-from jax_apple_fft.metal.plan_runner import C2C, C2R, R2C, MetalPlanRunner
-from jax_apple_fft.runtime.accuracy import error_bound, relative_l2_error
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "metal"))
+
+import cuda_source  # noqa: E402
+from cuda_executor import CudaPlanRunner, cuda_available  # noqa: E402
+from jax_apple_fft.runtime.accuracy import error_bound, relative_l2_error  # noqa: E402
+from plan_runner import C2C, C2R, R2C, MetalPlanRunner  # noqa: E402
 
 import cupy  # noqa: E402
 

@@ -20,6 +20,7 @@
 #include "cache/plan_cache.h"
 #include "metal/apple/apple_buffers.h"
 #include "metal/cache_executors.h"
+#include "metal/dispatch_bindings.h"
 #include "metal/metal_program.h"
 #include "metal/shader_source.h"
 
@@ -155,9 +156,6 @@ class AppleExecutor final : public MetalExecutor {
   }
 
  private:
-  // A buffer and the offset to bind it at.
-  using Place = std::pair<id<MTLBuffer>, NSUInteger>;
-
   void encode_and_wait(const MetalProgram& program, const void* input, void* output,
                        PlanCache& cache) {
     ScratchArena::Lease work = cache.scratch().acquire(program.workspace_bytes());
@@ -169,46 +167,19 @@ class AppleExecutor final : public MetalExecutor {
 
     // Everything that can fail is decided before encoding starts: an encoder
     // must be ended, and the GPU must get all of the work or none of it.
-    auto in_workspace = [&](std::uint64_t offset) -> Place {
-      if (!workspace) throw MetalExecutionError("a dispatch binds a workspace the program lacks");
-      return {workspace->buffer, workspace->offset + offset};
-    };
-    auto tensor = [&](MetalTensor t) -> Place {
-      switch (t) {
-        case MetalTensor::input:
-          return {in.buffer, in.offset};
-        case MetalTensor::output:
-          return {out.buffer, out.offset};
-        case MetalTensor::intermediate:
-          return in_workspace(0);
-      }
-      throw MetalExecutionError("unknown tensor");
-    };
-    auto place = [&](const MetalStep& step, const MetalBinding& b) -> Place {
-      switch (b.buffer) {
-        case MetalBuffer::input:
-          return tensor(step.source);
-        case MetalBuffer::output:
-          return tensor(step.destination);
-        case MetalBuffer::scratch:
-          return in_workspace(program.scratch_offset());
-        case MetalBuffer::tables:
-          if (!step.tables)
-            throw MetalExecutionError("a dispatch binds the tables of a plan that has none");
-          return {static_cast<const AppleTables&>(*step.tables).buffer, 0};
-      }
-      throw MetalExecutionError("unknown buffer");
-    };
-    std::vector<std::vector<Place>> places;  // per dispatch, per binding
+    CallPlaces<id<MTLBuffer>> call;
+    call.input = Place<id<MTLBuffer>>{in.buffer, in.offset};
+    call.output = Place<id<MTLBuffer>>{out.buffer, out.offset};
+    if (workspace) call.workspace = Place<id<MTLBuffer>>{workspace->buffer, workspace->offset};
+    std::vector<std::vector<BoundBuffer<id<MTLBuffer>>>> bound;  // per dispatch
     for (const MetalStep& step : program.steps) {
       check_limits(step);
-      for (const MetalDispatch& d : step.plan->dispatches) {
-        places.emplace_back();
-        for (const MetalBinding& b : d.bindings) {
-          const Place p = place(step, b);
-          places.back().push_back({p.first, p.second + b.offset_bytes});
-        }
-      }
+      call.tables.reset();
+      if (step.tables)
+        call.tables = Place<id<MTLBuffer>>{static_cast<const AppleTables&>(*step.tables).buffer};
+      const BindingFrame frame = step_frame(program, step);
+      for (const MetalDispatch& d : step.plan->dispatches)
+        bound.push_back(bind_dispatch(d, frame, call));
     }
 
     id<MTLCommandBuffer> commands = [queue_ commandBuffer];
@@ -220,10 +191,8 @@ class AppleExecutor final : public MetalExecutor {
       for (std::size_t i = 0; i < step.plan->dispatches.size(); ++i, ++next) {
         const MetalDispatch& d = step.plan->dispatches[i];
         [encoder setComputePipelineState:static_cast<const ApplePipeline&>(*step.pipelines[i]).state];
-        for (std::size_t k = 0; k < d.bindings.size(); ++k)
-          [encoder setBuffer:places[next][k].first
-                      offset:places[next][k].second
-                     atIndex:d.bindings[k].index];
+        for (const BoundBuffer<id<MTLBuffer>>& b : bound[next])
+          [encoder setBuffer:b.place.handle offset:b.place.offset_bytes atIndex:b.index];
         [encoder setBytes:&d.params length:sizeof(d.params) atIndex:kMetalParamsIndex];
         [encoder setThreadgroupMemoryLength:threadgroup_memory_length(d) atIndex:0];
         [encoder dispatchThreadgroups:MTLSizeMake(d.threadgroups[0], d.threadgroups[1],

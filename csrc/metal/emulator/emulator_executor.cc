@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "cache/plan_cache.h"
+#include "metal/dispatch_bindings.h"
 #include "metal/emulator/emulated_kernels.h"
 #include "metal/metal_program.h"
 
@@ -50,39 +51,19 @@ void EmulatorExecutor::run(const MetalProgram& program, const void* input, void*
   // The caller's buffers are bound in place, as the Apple executor wraps them.
   count_wrapped(program.input_bytes + program.output_bytes);
   ScratchArena::Lease work = cache.scratch().acquire(program.workspace_bytes());
-  char* intermediate = work.as<char>();
-  char* scratch = intermediate + program.scratch_offset();
-  auto tensor = [&](MetalTensor t) -> char* {
-    switch (t) {
-      case MetalTensor::input:
-        return const_cast<char*>(static_cast<const char*>(input));
-      case MetalTensor::output:
-        return static_cast<char*>(output);
-      case MetalTensor::intermediate:
-        return intermediate;
-    }
-    return nullptr;
-  };
+  CallPlaces<char*> call;
+  call.input = Place<char*>{const_cast<char*>(static_cast<const char*>(input))};
+  call.output = Place<char*>{static_cast<char*>(output)};
+  if (program.workspace_bytes() > 0) call.workspace = Place<char*>{work.as<char>()};
   for (const MetalStep& step : program.steps) {
-    const MetalPlan& plan = *step.plan;
-    auto base = [&](MetalBuffer buffer) -> char* {
-      switch (buffer) {
-        case MetalBuffer::input:
-          return tensor(step.source);
-        case MetalBuffer::output:
-          return tensor(step.destination);
-        case MetalBuffer::scratch:
-          return scratch;
-        case MetalBuffer::tables:
-          if (!step.tables) throw MetalExecutionError("a dispatch binds the tables of a plan that has none");
-          return static_cast<const EmulatedTables&>(*step.tables).data();
-      }
-      return nullptr;
-    };
-    for (std::size_t i = 0; i < plan.dispatches.size(); ++i) {
-      const MetalDispatch& d = plan.dispatches[i];
+    call.tables.reset();
+    if (step.tables) {
+      call.tables = Place<char*>{static_cast<const EmulatedTables&>(*step.tables).data()};
+    }
+    const BindingFrame frame = step_frame(program, step);
+    for (std::size_t i = 0; i < step.plan->dispatches.size(); ++i) {
       const auto& pipeline = static_cast<const EmulatedPipeline&>(*step.pipelines[i]);
-      emulator_.dispatch_record(pipeline.function, d, base);
+      emulator_.dispatch_record(pipeline.function, step.plan->dispatches[i], frame, call);
     }
   }
 }

@@ -141,32 +141,26 @@ void MetalEmulator::dispatch(shaders::KernelFunction kernel, const EmulatorBuffe
 
 void MetalEmulator::run(const MetalPlan& plan, const void* input, void* output) {
   std::vector<float> scratch(plan.scratch_bytes / sizeof(float));
-  auto base = [&](MetalBuffer buffer) -> char* {
-    switch (buffer) {
-      case MetalBuffer::input:
-        return const_cast<char*>(static_cast<const char*>(input));
-      case MetalBuffer::output:
-        return static_cast<char*>(output);
-      case MetalBuffer::scratch:
-        return reinterpret_cast<char*>(scratch.data());
-      case MetalBuffer::tables:
-        return reinterpret_cast<char*>(const_cast<shaders::float2*>(plan.tables.data()));
-    }
-    return nullptr;
-  };
+  CallPlaces<char*> call;
+  call.input = Place<char*>{const_cast<char*>(static_cast<const char*>(input))};
+  call.output = Place<char*>{static_cast<char*>(output)};
+  if (!scratch.empty()) call.workspace = Place<char*>{reinterpret_cast<char*>(scratch.data())};
+  if (!plan.tables.empty()) {
+    auto* tables = const_cast<shaders::float2*>(plan.tables.data());
+    call.tables = Place<char*>{reinterpret_cast<char*>(tables)};
+  }
   for (const MetalDispatch& d : plan.dispatches) {
     shaders::KernelFunction kernel = metal_emulator::find_kernel(d.kernel);
     if (kernel == nullptr) throw std::invalid_argument("no emulated kernel named " + d.kernel);
-    dispatch_record(kernel, d, base);
+    dispatch_record(kernel, d, BindingFrame{}, call);
   }
 }
 
 void MetalEmulator::dispatch_record(shaders::KernelFunction kernel, const MetalDispatch& d,
-                                    const std::function<char*(MetalBuffer)>& base) {
+                                    const BindingFrame& frame, const CallPlaces<char*>& call) {
   void* bound[kMetalParamsIndex] = {};
-  for (const MetalBinding& b : d.bindings) {
-    if (b.index >= kMetalParamsIndex) throw std::invalid_argument("binding index out of range");
-    bound[b.index] = base(b.buffer) + b.offset_bytes;
+  for (const BoundBuffer<char*>& b : bind_dispatch(d, frame, call)) {
+    bound[b.index] = b.place.handle + b.place.offset_bytes;
   }
   EmulatorBuffers buffers;
   buffers.in = static_cast<const float*>(bound[0]);

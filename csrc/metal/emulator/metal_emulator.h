@@ -9,11 +9,11 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "metal/dispatch_bindings.h"
 #include "metal/metal_plan.h"
 #include "metal/shader_types.h"
 
@@ -51,10 +51,9 @@ class MetalEmulator {
   // Runs one kernel over a grid and returns when every thread has finished.
   void dispatch(shaders::KernelFunction kernel, const EmulatorBuffers& buffers,
                 const shaders::FftParams& params, const EmulatorGrid& grid);
-  // Runs one dispatch record: binds its buffers at their byte offsets from
-  // the addresses `base` gives for each buffer role, then dispatches.
+  // Runs one dispatch record, its buffers placed in `call` (dispatch_bindings.h).
   void dispatch_record(shaders::KernelFunction kernel, const MetalDispatch& record,
-                       const std::function<char*(MetalBuffer)>& base);
+                       const BindingFrame& frame, const CallPlaces<char*>& call);
 
   std::uint32_t concurrent_groups() const { return concurrent_groups_; }
   std::size_t worker_count() const;

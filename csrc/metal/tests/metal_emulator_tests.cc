@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cache/plan_cache.h"
+#include "metal/dispatch_bindings.h"
 #include "metal/emulator/metal_emulator.h"
 #include "metal/emulator/emulator_executor.h"
 #include "metal/metal_planner.h"
@@ -118,13 +119,13 @@ void test_planner_decisions() {
 
   auto four_step = build_metal_plan(request_for(MetalTransform::c2c, 1 << 20, 2, false, 0.25));
   EXPECT(four_step->dispatches.size() == 2);
-  EXPECT(four_step->dispatches[0].params.post_mode == FFT_SCALE_FOUR_STEP);
+  EXPECT(four_step->dispatches[0].params.post_mode == FFT_FUSED_FOUR_STEP_TWIDDLE);
   EXPECT(four_step->dispatches[0].params.scale == 1.0f);
   EXPECT(four_step->dispatches[1].params.scale == 0.25f);
   EXPECT(four_step->dispatches[0].params.in.g_mul * four_step->dispatches[0].params.n == (1u << 20));
   EXPECT(four_step->scratch_bytes == std::uint64_t(2) * (1 << 20) * 8);
   for (const MetalDispatch& pass : four_step->dispatches) {
-    EXPECT(pass.bindings[1].buffer == MetalBuffer::scratch || pass.bindings[0].buffer == MetalBuffer::scratch);
+    EXPECT(pass.bindings[1].buffer == MetalBufferSlot::scratch || pass.bindings[0].buffer == MetalBufferSlot::scratch);
   }
 
   auto bluestein = build_metal_plan(request_for(MetalTransform::c2c, 4099, 1));
@@ -132,11 +133,11 @@ void test_planner_decisions() {
   // four-step: a forward column pass, one row pass forward and back, an inverse column pass
   EXPECT(bluestein->dispatches.size() == 3);
   EXPECT(bluestein->dispatches[0].params.n * bluestein->dispatches[1].params.n == 8232);
-  EXPECT(bluestein->dispatches[0].params.pre_mode == FFT_SCALE_BY_INDEX);
+  EXPECT(bluestein->dispatches[0].params.pre_mode == FFT_FUSED_TIMES_TABLE);
   EXPECT(bluestein->dispatches[0].params.in.valid == 4099);
   EXPECT(bluestein->dispatches[1].params.convolve == 1);
-  EXPECT(bluestein->dispatches[2].params.pre_mode == FFT_SCALE_FOUR_STEP);
-  EXPECT(bluestein->dispatches[2].params.post_mode == FFT_SCALE_BY_INDEX);
+  EXPECT(bluestein->dispatches[2].params.pre_mode == FFT_FUSED_FOUR_STEP_TWIDDLE);
+  EXPECT(bluestein->dispatches[2].params.post_mode == FFT_FUSED_TIMES_TABLE);
   EXPECT(bluestein->table_bytes() >= (4099 + 8232) * 8);
   EXPECT(bluestein->scratch_bytes == 8232 * 8);
   // no 7-smooth length in [2n - 1, 0.8 * 16384): the power of two
@@ -182,7 +183,7 @@ void test_planner_decisions() {
 void test_plan_cache_holds_metal_plans() {
   PlanCache cache(CacheLimits{8, std::size_t(64) << 20, 1});
   MetalRequest request = request_for(MetalTransform::c2c, 4099, 1);
-  auto build = [&] { return std::shared_ptr<const CachedPlan>(build_metal_plan(request)); };
+  auto build = [&] { return std::shared_ptr<const CachedValue>(build_metal_plan(request)); };
   auto first = cache.get<MetalPlan>(request.key(), build);
   auto second = cache.get<MetalPlan>(request.key(), build);
   EXPECT(first == second);
@@ -285,6 +286,60 @@ void test_synchronised_reverse() {
   }
 }
 
+// The one binding rule: a plan's slots land in the tensors its step names,
+// scratch after the intermediate, and a binding of memory the call lacks
+// fails before anything runs.
+void test_dispatch_bindings() {
+  MetalDispatch d;
+  d.kernel = "k";
+  d.bindings = {{0, MetalBufferSlot::source, 16},
+                {1, MetalBufferSlot::destination, 32},
+                {2, MetalBufferSlot::scratch, 8},
+                {5, MetalBufferSlot::tables, 256}};
+  CallPlaces<std::uint64_t> call;
+  call.input = Place<std::uint64_t>{1000, 1};
+  call.output = Place<std::uint64_t>{2000, 2};
+  call.workspace = Place<std::uint64_t>{3000, 3};
+  call.tables = Place<std::uint64_t>{4000};
+
+  auto at = [](const std::vector<BoundBuffer<std::uint64_t>>& bound, std::uint32_t index) {
+    for (const auto& b : bound)
+      if (b.index == index) return b.place.handle + b.place.offset_bytes;
+    return std::uint64_t(0);
+  };
+  const auto alone = bind_dispatch(d, BindingFrame{}, call);
+  EXPECT(alone.size() == 4);
+  EXPECT(at(alone, 0) == 1000 + 1 + 16);
+  EXPECT(at(alone, 1) == 2000 + 2 + 32);
+  EXPECT(at(alone, 2) == 3000 + 3 + 8);
+  EXPECT(at(alone, 5) == 4000 + 256);
+
+  // A C2R program's middle step: reads the output, writes the intermediate.
+  const BindingFrame middle{MetalProgramTensor::output, MetalProgramTensor::intermediate, 512};
+  const auto step = bind_dispatch(d, middle, call);
+  EXPECT(at(step, 0) == 2000 + 2 + 16);
+  EXPECT(at(step, 1) == 3000 + 3 + 32);
+  EXPECT(at(step, 2) == 3000 + 3 + 512 + 8);
+
+  auto throws = [&](const MetalDispatch& dispatch, const CallPlaces<std::uint64_t>& places) {
+    try {
+      bind_dispatch(dispatch, BindingFrame{}, places);
+    } catch (const MetalExecutionError&) {
+      return true;
+    }
+    return false;
+  };
+  CallPlaces<std::uint64_t> no_workspace = call;
+  no_workspace.workspace.reset();
+  EXPECT(throws(d, no_workspace));
+  CallPlaces<std::uint64_t> no_tables = call;
+  no_tables.tables.reset();
+  EXPECT(throws(d, no_tables));
+  MetalDispatch params_slot = d;
+  params_slot.bindings = {{kMetalParamsIndex, MetalBufferSlot::source, 0}};
+  EXPECT(throws(params_slot, call));
+}
+
 #if defined(BUILT_WITH_TSAN)
 // Runs this executable with --racy-kernel and expects ThreadSanitizer to report it.
 void test_missing_barrier_is_reported(const char* self) {
@@ -318,6 +373,7 @@ int main(int argc, char** argv) {
   test_tables_resident_per_plan();
   test_emulated_plans();
   test_synchronised_reverse();
+  test_dispatch_bindings();
 #if defined(BUILT_WITH_TSAN)
   test_missing_barrier_is_reported(argv[0]);
 #else

@@ -1,4 +1,4 @@
-#include "cache/cached_plan.h"
+#include "cache/cached_value.h"
 
 namespace jax_apple_fft {
 

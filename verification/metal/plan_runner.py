@@ -1,5 +1,6 @@
-"""The numpy side of running Metal plans, shared by every executor of their
-dispatch records (the emulator here; the CUDA verifier in verification/cuda).
+"""The numpy side of running Metal plans, shared by every instrument that
+executes their dispatch records outside the package (the emulator runner
+beside this file; the CUDA verifier in verification/cuda).
 
 A subclass supplies ``run(plan, x, out_shape, out_dtype)``; this class plans
 numpy.fft-style calls along one axis of C-contiguous arrays and fits the
@@ -12,23 +13,16 @@ import abc
 
 import numpy as np
 
-from jax_apple_fft import _core
 from jax_apple_fft.frontend.arguments import check_norm, norm_scale
+from jax_apple_fft.metal.axis_plans import C2C, C2R, R2C, plan_along_axis
 
-C2C, R2C, C2R = 0, 1, 2
+__all__ = ["C2C", "C2R", "R2C", "MetalPlanRunner"]
 
 
 def _scale(n: int, norm: str | None, forward: bool) -> float:
     """The factor a transform of n points applies under `norm`, by the
     front end's own rules (the forward transform scales under "forward")."""
     return norm_scale(check_norm(norm), n, inverse=not forward)
-
-
-def _layout(shape: tuple[int, ...], axis: int) -> tuple[int, int, tuple[int, int, int]]:
-    """(outer count, inner count, (element, inner, outer) strides) of a C-contiguous array."""
-    outer = int(np.prod(shape[:axis], dtype=np.int64))
-    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
-    return outer, inner, (inner, 1, shape[axis] * inner)
 
 
 def _fit(x: np.ndarray, n: int, axis: int) -> np.ndarray:
@@ -45,17 +39,7 @@ def _fit(x: np.ndarray, n: int, axis: int) -> np.ndarray:
 class MetalPlanRunner(abc.ABC):
     """numpy.fft-style transforms along one axis, each run as one Metal plan."""
 
-    @staticmethod
-    def plan(kind: int, forward: bool, n: int, in_shape, axis: int, scale: float = 1.0):
-        """The Metal plan for a transform along `axis` of C-contiguous arrays."""
-        in_shape = tuple(int(d) for d in in_shape)
-        out_shape = list(in_shape)
-        out_shape[axis] = n // 2 + 1 if kind == R2C else n
-        outer, inner, in_strides = _layout(in_shape, axis)
-        _, _, out_strides = _layout(tuple(out_shape), axis)
-        plan = _core.metal_emulator_plan(kind, forward, n, outer, inner, in_strides, out_strides,
-                                         float(scale))
-        return plan, tuple(out_shape)
+    plan = staticmethod(plan_along_axis)
 
     @abc.abstractmethod
     def run(self, plan, x: np.ndarray, out_shape, out_dtype) -> np.ndarray:

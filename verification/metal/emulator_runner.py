@@ -4,7 +4,7 @@ The emulator executes the very dispatch records a Mac would run, with the
 ``.metal`` kernels compiled as C++ and one OS thread per GPU thread. It checks
 kernels and plans; it is far too slow to be a backend::
 
-    from jax_apple_fft.metal.emulator import Emulator
+    from emulator_runner import Emulator   # with verification/metal on sys.path
     emu = Emulator()
     y = emu.fft(x, axis=0, norm="ortho")   # complex64 result
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from jax_apple_fft import _core
-from jax_apple_fft.metal.plan_runner import C2C, C2R, R2C, MetalPlanRunner
+from plan_runner import C2C, C2R, R2C, MetalPlanRunner
 
 __all__ = ["C2C", "C2R", "R2C", "Emulator"]
 

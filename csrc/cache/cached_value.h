@@ -9,9 +9,9 @@
 
 namespace jax_apple_fft {
 
-class CachedPlan {
+class CachedValue {
  public:
-  virtual ~CachedPlan() = default;
+  virtual ~CachedValue() = default;
   // Bytes this object keeps alive (tables, twiddles, the object itself).
   virtual std::size_t bytes() const = 0;
 };

@@ -1,0 +1,84 @@
+#include "metal/metal_routes.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace jax_apple_fft::metal_routes {
+
+std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n) {
+  std::vector<std::uint32_t> radices;
+  while (n % 8 == 0) radices.push_back(8), n /= 8;
+  if (n % 4 == 0) radices.push_back(4), n /= 4;
+  if (n % 2 == 0) radices.push_back(2), n /= 2;
+  for (std::uint32_t p : {3u, 5u, 7u, 11u, 13u}) {
+    while (n % p == 0) radices.push_back(p), n /= p;
+  }
+  if (n != 1) return std::nullopt;
+  return radices;
+}
+
+bool fits_one_group(std::uint64_t n) {
+  return n <= kThreadgroupElements && stockham_radices(n).has_value();
+}
+
+std::optional<std::pair<std::uint32_t, std::uint32_t>> four_step_split(std::uint64_t n,
+                                                                       std::uint64_t longest) {
+  if (n > longest * longest) return std::nullopt;
+  for (std::uint64_t n1 = std::uint64_t(std::sqrt(double(n))) + 1; n1 >= 2; --n1) {
+    if (n % n1 != 0) continue;
+    if (n / n1 > longest) break;
+    if (fits_one_group(n1) && fits_one_group(n / n1)) {
+      return std::pair{std::uint32_t(n1), std::uint32_t(n / n1)};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n) {
+  std::optional<std::array<std::uint32_t, 3>> best;
+  for (std::uint64_t n1 = 2; n1 * n1 * n1 <= n; ++n1) {
+    if (n % n1 != 0 || !fits_one_group(n1)) continue;
+    const auto rest = four_step_split(n / n1, kCoalescedLength);
+    if (rest && rest->first >= n1) best = {std::uint32_t(n1), rest->first, rest->second};
+  }
+  return best;
+}
+
+std::optional<std::uint64_t> bluestein_length(std::uint64_t n) {
+  std::uint64_t power_of_two = 1;
+  while (power_of_two < 2 * n - 1) power_of_two *= 2;
+  auto smooth = [](std::uint64_t m) {
+    for (std::uint64_t p : {2, 3, 5, 7}) {
+      while (m % p == 0) m /= p;
+    }
+    return m == 1;
+  };
+  auto takes = [](std::uint64_t m) { return fits_one_group(m) || four_step_split(m).has_value(); };
+  std::uint64_t best = power_of_two;
+  for (std::uint64_t m = 2 * n - 1; 5 * m < 4 * power_of_two; ++m) {
+    if (smooth(m) && takes(m)) {
+      best = m;
+      break;
+    }
+  }
+  if (!takes(best)) return std::nullopt;
+  return best;
+}
+
+const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {
+  const bool odd = std::any_of(radices.begin(), radices.end(), [](std::uint32_t r) { return r % 2; });
+  if (!odd) return "fft_stockham_pow2";
+  if (*std::max_element(radices.begin(), radices.end()) <= 8) return "fft_stockham_smooth7";
+  return "fft_stockham";
+}
+
+std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint32_t>& radices) {
+  std::uint32_t threads = 1;
+  for (std::uint32_t radix : radices) {
+    std::uint32_t butterflies_per_thread = FFT_MAX_THREAD_VALUES / radix;
+    threads = std::max<std::uint32_t>(threads, (n / radix + butterflies_per_thread - 1) / butterflies_per_thread);
+  }
+  return threads;
+}
+
+}  // namespace jax_apple_fft::metal_routes

@@ -1,0 +1,62 @@
+// The Metal planner's route choice: how a length factors into the passes
+// the kernels run, and which kernel build runs a pass. Pure functions of
+// lengths; metal_planner.cc builds the dispatch records of the route.
+//
+// A complex transform of length n takes the first route that serves it:
+//   one Stockham pass in one threadgroup (n <= 4096, factors in 2..13);
+//   four-step, two passes of at most kCoalescedLength each;
+//   three passes of at most kCoalescedLength each;
+//   four-step, two passes of at most 4096 each;
+//   Bluestein, a convolution of a length m >= 2n - 1 that one of the above
+//   routes takes.
+// Real transforms of even n run a half-length complex transform with the
+// pack (C2R) or unpack (R2C) fused into its one pass or run as a pass of its
+// own; odd n run the full-length complex transform.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "fft_params.h"
+
+namespace jax_apple_fft::metal_routes {
+
+inline constexpr std::uint64_t kThreadgroupElements = FFT_THREADGROUP_ELEMENTS;
+// The longest pass whose group holds 4 transforms side by side: neighbouring
+// threads' 8-byte accesses to neighbouring transforms then fill 32-byte sectors.
+inline constexpr std::uint64_t kCoalescedLength = kThreadgroupElements / 4;
+
+// Stockham radices for n in the kernels' order (8s, 4, 2, then odd primes
+// ascending), or nothing if n has a prime factor above 13.
+std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n);
+
+// Whether one Stockham pass in one threadgroup takes length n.
+bool fits_one_group(std::uint64_t n);
+
+// A split n = n1 * n2 with both factors single-group lengths of at most
+// `longest`, n1 as close to sqrt(n) as possible from below.
+std::optional<std::pair<std::uint32_t, std::uint32_t>> four_step_split(
+    std::uint64_t n, std::uint64_t longest = kThreadgroupElements);
+
+// A split n = n1 * n2 * n3 into single-group lengths of at most
+// kCoalescedLength, n1 <= n2 <= n3, the smallest factor as large as possible.
+std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n);
+
+// The Bluestein convolution length for n: the cheapest m >= 2n - 1 with no
+// prime factor above 7 that one group or a four-step split takes. Lengths 2^k
+// run the radix-2/4/8 kernel, which holds half the registers, so another m
+// must be at least a fifth shorter to be taken.
+std::optional<std::uint64_t> bluestein_length(std::uint64_t n);
+
+// The Stockham kernel compiled for the fewest radices that hold `radices`
+// (which stockham_radices draws from 2, 3, 4, 5, 7, 8, 11, 13).
+const char* stockham_kernel(const std::vector<std::uint32_t>& radices);
+
+// Threads per transform so no thread holds more than FFT_MAX_THREAD_VALUES
+// values in any stage.
+std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint32_t>& radices);
+
+}  // namespace jax_apple_fft::metal_routes

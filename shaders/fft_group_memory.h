@@ -1,0 +1,15 @@
+// The layout of a threadgroup's memory, shared by the loads and stores
+// (fft_group_io.h) and the stages (fft_stages.h) of the Stockham kernels.
+#pragma once
+
+#include "fft_helpers.h"
+
+// Where element f of the group's threadgroup memory lives. Lengths 2^k with
+// the XOR swizzle: the low 4 bits of f (the 8-byte bank among 16) are mixed
+// with bits 4-11, so the strided accesses of Stockham stages and of
+// neighbouring transforms fall in different banks. Needs f < 4096, and
+// threadgroup memory of whole blocks of 16 elements (the planner's rounding).
+template <bool kSwizzle>
+inline uint slot(uint f) {
+  return kSwizzle ? f ^ (((f >> 4u) ^ (f >> 8u)) & 15u) : f;
+}
