@@ -21,6 +21,7 @@ if _importlib_util.find_spec("jax_apple_fft._core") is None:
 from jax_apple_fft.errors import (
     BackendUnavailableError,
     CacheClosedError,
+    DefaultCacheError,
     JaxAppleFftError,
     MetalSelfCheckWarning,
     PlanBuildError,
@@ -45,14 +46,20 @@ from jax_apple_fft.frontend.transforms import (
     rfftn,
 )
 from jax_apple_fft.runtime.backends import BackendInfo, backends
-from jax_apple_fft.runtime.cache import CacheStats, PlanCache, default_cache
+from jax_apple_fft.runtime.cache import (
+    CacheStats,
+    PlanCache,
+    configure_default_cache,
+    default_cache,
+)
 from jax_apple_fft.runtime.registration import register_targets
 from jax_apple_fft.version import __version__
 
 __all__ = [
     "BackendInfo", "BackendUnavailableError", "CacheClosedError", "CacheStats",
-    "JaxAppleFftError", "MetalSelfCheckWarning", "PlanBuildError", "PlanCache", "UnsupportedError",
-    "backends", "default_cache", "register_targets",
+    "DefaultCacheError", "JaxAppleFftError", "MetalSelfCheckWarning", "PlanBuildError",
+    "PlanCache", "UnsupportedError",
+    "backends", "configure_default_cache", "default_cache", "register_targets",
     "enable", "disable", "enabled", "is_enabled",
     "fft", "ifft", "rfft", "irfft", "hfft", "ihfft",
     "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn",

@@ -6,6 +6,7 @@ from __future__ import annotations
 __all__ = [
     "BackendUnavailableError",
     "CacheClosedError",
+    "DefaultCacheError",
     "JaxAppleFftError",
     "MetalSelfCheckWarning",
     "PlanBuildError",
@@ -34,6 +35,11 @@ class CacheClosedError(JaxAppleFftError, RuntimeError):
     """The PlanCache was closed. Raised when a transform is traced with it; a
     computation compiled before the close fails when run, with a
     ``jax.errors.JaxRuntimeError`` (FAILED_PRECONDITION) that says so."""
+
+
+class DefaultCacheError(JaxAppleFftError, RuntimeError):
+    """The default PlanCache was asked what only a cache of one's own allows:
+    to be closed, or to be configured after its first use."""
 
 
 class MetalSelfCheckWarning(UserWarning):

@@ -79,3 +79,65 @@ def test_default_cache_of_the_current_client_is_the_process_default():
 
     assert af.default_cache(jax.devices("cpu")[0].client) is af.default_cache()
     assert np.asarray(af.fft(np.ones(4, np.complex64)))[0] == 4
+
+
+@pytest.mark.parametrize("which", ["default", "own"])
+def test_a_jaxpr_prints_the_same_before_and_after_the_cache_works(which):
+    import jax
+
+    cache = af.default_cache() if which == "default" else af.PlanCache(threads=1)
+    f = lambda v: af.rfft(af.ifft(v, cache=cache).real, cache=cache)
+    x = np.ones((3, 24 * 7), np.complex64)  # lengths no other test uses
+    before = str(jax.make_jaxpr(f)(x))
+    entries = cache.stats().entries
+    jax.block_until_ready(jax.jit(f)(x))
+    assert cache.stats().entries > entries  # the cache has worked
+    assert str(jax.make_jaxpr(f)(x)) == before
+    shown = "cache=default" if which == "default" else f"cache=#{cache.handle:016x}"[:13] + "\u2026"
+    assert before.count(shown) == 2, before
+    for statistic in ("entries", "bytes", "threads", "PlanCache"):
+        assert statistic not in before, before
+
+
+def test_a_handle_finds_its_cache_while_it_lives():
+    from jax_apple_fft.runtime.cache import CacheHandle
+
+    cache = af.PlanCache(threads=1)
+    assert CacheHandle.of(cache).plan_cache() == cache
+    assert CacheHandle(0).plan_cache() is af.default_cache()
+    handle = CacheHandle.of(cache)
+    del cache
+    with pytest.raises(ValueError, match="no live PlanCache"):
+        handle.plan_cache()
+
+
+def test_the_default_cache_cannot_be_closed():
+    with pytest.raises(af.DefaultCacheError, match="clear()"):
+        af.default_cache().close()
+    assert not af.default_cache().closed
+    assert np.asarray(af.fft(np.ones(4, np.complex64)))[0] == 4
+
+
+def test_the_default_cache_is_configured_before_its_first_use():
+    out = check_ok(run_python("""
+        from jax._src import xla_bridge
+        import jax_apple_fft as af
+        af.configure_default_cache(max_entries=7, threads=2)
+        af.configure_default_cache(max_bytes=12345)  # the others keep their values
+        try:
+            af.configure_default_cache(threads=0)
+        except ValueError as e:
+            print("invalid:", e)
+        cache = af.default_cache()
+        print("client started:", bool(xla_bridge._backends))
+        print(cache.max_entries, cache.max_bytes, cache.threads)
+        try:
+            af.configure_default_cache(threads=1)
+        except af.DefaultCacheError as e:
+            print("refused:", e)
+        print(float(af.fft([1j, 0, 0, 0])[0].imag), cache.stats().entries > 0)
+    """)).splitlines()
+    assert out[0].startswith("invalid: threads must be")
+    assert out[1:3] == ["client started: False", "7 12345 2"]
+    assert out[3].startswith("refused: the default PlanCache is already in use")
+    assert out[4] == "1.0 True"

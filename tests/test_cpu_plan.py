@@ -1,21 +1,22 @@
 """The CPU plan as the library builds it for a cache (describe_cpu), and the
-profile that measures it (profile_cpu): both private instruments, checked
-against what they describe."""
+profile that measures it (profile_cpu): both test instruments of
+_core.testing, checked against what they describe."""
 
 import numpy as np
 import pytest
 
 import jax_apple_fft as af
+from jax_apple_fft._core import testing
+from jax_apple_fft.primitive.transform_kind import Precision, TransformKind
 
-C2C, R2C, C2R = 0, 1, 2
-
-
-def native(threads):
-    return af.PlanCache(threads=threads)._native
+C2C, R2C = TransformKind.C2C, TransformKind.R2C
+SINGLE, DOUBLE = Precision.SINGLE, Precision.DOUBLE
 
 
 def test_a_long_line_is_planned_as_two_passes():
-    plan = native(2).describe_cpu(C2C, True, 1, [2, 1 << 20], [1], [1 << 20]).splitlines()
+    cache = af.PlanCache(threads=2)
+    plan = testing.describe_cpu(cache.handle, C2C, True, DOUBLE, [2, 1 << 20], [1],
+                                [1 << 20]).splitlines()
     passes = [line for line in plan if not line.startswith("temp")]
     assert len(passes) == 2, plan
     assert "twiddled 1024x1024" in passes[0] and "input->temp" in passes[0]
@@ -24,7 +25,8 @@ def test_a_long_line_is_planned_as_two_passes():
 
 
 def test_one_thread_plans_one_task_per_pass():
-    plan = native(1).describe_cpu(R2C, True, 0, [64, 4096], [1], [4096])
+    cache = af.PlanCache(threads=1)
+    plan = testing.describe_cpu(cache.handle, R2C, True, SINGLE, [64, 4096], [1], [4096])
     assert "tasks 1x" in plan and "r2c axis 1 n 4096 lines 64" in plan
 
 
@@ -33,11 +35,11 @@ def test_profile_runs_the_transform_and_accounts_every_task(threads):
     rng = np.random.default_rng(threads)
     x = (rng.standard_normal((64, 8192)) + 1j * rng.standard_normal((64, 8192))).astype(np.complex64)
     out = np.empty_like(x)
-    cache = native(threads)
-    profile = cache.profile_cpu(C2C, True, 0, list(x.shape), [1], [8192], x, out)
+    cache = af.PlanCache(threads=threads)
+    profile = testing.profile_cpu(cache.handle, C2C, True, SINGLE, list(x.shape), [1], [8192], x, out)
     np.testing.assert_allclose(out, np.fft.fft(x.astype(np.complex128)), rtol=0, atol=1e-3)
     (one,) = profile["passes"]
-    planned = cache.describe_cpu(C2C, True, 0, list(x.shape), [1], [8192])
+    planned = testing.describe_cpu(cache.handle, C2C, True, SINGLE, list(x.shape), [1], [8192])
     tasks = int(planned.split("tasks ")[1].split("x")[0])
     assert sum(one["tasks"]) == tasks
     assert 1 <= len(one["busy_seconds"]) <= threads
@@ -46,8 +48,9 @@ def test_profile_runs_the_transform_and_accounts_every_task(threads):
 
 def test_profile_in_place_and_bad_buffers():
     x = np.ones((4, 16), np.complex128)
-    cache = native(1)
-    cache.profile_cpu(C2C, True, 1, [4, 16], [1], [16], x, x)
+    cache = af.PlanCache(threads=1)
+    testing.profile_cpu(cache.handle, C2C, True, DOUBLE, [4, 16], [1], [16], x, x)
     np.testing.assert_allclose(x[:, 0], 16)
     with pytest.raises(ValueError, match="exactly"):
-        cache.profile_cpu(C2C, True, 1, [4, 16], [1], [16], x, np.ones((4, 8), np.complex128))
+        testing.profile_cpu(cache.handle, C2C, True, DOUBLE, [4, 16], [1], [16], x,
+                            np.ones((4, 8), np.complex128))

@@ -47,7 +47,9 @@ for i, (name, shape, n) in enumerate(cases):
         x = inputs[f"{i}-{dtype}"]
         outputs[f"{i}-{dtype}"] = np.asarray(getattr(af, name)(x, n=n, backend="cpu"))
 np.savez(sys.argv[3], **outputs)
-batched = af.PlanCache(threads=1)._native.describe_cpu(0, True, 0, [64, 16], [1], [16])
+cache = af.PlanCache(threads=1)
+batched = _core.testing.describe_cpu(cache.handle, _core.TransformKind.C2C, True,
+                                     _core.Precision.SINGLE, [64, 16], [1], [16])
 print(_core.cpu_simd(), batched.split(" lanes ")[1].split()[0])
 print(af.backends()["cpu"].reason)
 """

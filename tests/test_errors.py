@@ -327,28 +327,32 @@ def test_error_hierarchy():
 
 def test_native_errors_are_the_package_classes():
     # Raised by the extension (a closed cache's plan lookup), caught by the base class.
+    from jax_apple_fft._core import testing
+    from jax_apple_fft.primitive.transform_kind import Precision, TransformKind
+
     cache = af.PlanCache()
     cache.close()
     with pytest.raises(af.JaxAppleFftError) as caught:
-        cache._native.prepare_cpu(0, True, 0, [8], [0], [8])
+        testing.prepare_cpu(cache.handle, TransformKind.C2C, True, Precision.SINGLE, [8], [0], [8])
     assert type(caught.value) is af.CacheClosedError
 
 
 def test_primitive_rejects_inconsistent_parameters():
     """The primitive's own shape rule guards against misuse of fft_p."""
-    from jax_apple_fft.primitive import TransformKind, fft_p
+    from jax_apple_fft.primitive import Transform, fft_p
+    from jax_apple_fft.runtime.cache import CacheHandle
 
-    params = {"forward": True, "scale": 1.0, "backend": "cpu", "auto_backend": False,
-              "cache": af.default_cache(), "overwrite_x": False}
+    params = {"scale": 1.0, "backend": "cpu", "auto_backend": False,
+              "cache": CacheHandle.of(af.default_cache()), "overwrite_x": False}
     with pytest.raises(ValueError):
-        fft_p.bind(jnp.zeros((4, 6), jnp.complex64), kind=TransformKind.C2C, axes=(1,),
+        fft_p.bind(jnp.zeros((4, 6), jnp.complex64), transform=Transform.FFT, axes=(1,),
                    lengths=(5,), **params)
     with pytest.raises(TypeError):
-        fft_p.bind(jnp.zeros((4, 6), jnp.complex64), kind=TransformKind.R2C, axes=(1,),
+        fft_p.bind(jnp.zeros((4, 6), jnp.complex64), transform=Transform.RFFT, axes=(1,),
                    lengths=(6,), **params)
     with pytest.raises(TypeError):
-        fft_p.bind(jnp.zeros((4, 4), jnp.float32), kind=TransformKind.C2R, axes=(1,),
+        fft_p.bind(jnp.zeros((4, 4), jnp.float32), transform=Transform.HFFT, axes=(1,),
                    lengths=(6,), **params)
     with pytest.raises(ValueError, match="overwrite_x"):  # the output cannot alias the input
-        fft_p.bind(jnp.zeros((4, 6), jnp.float32), kind=TransformKind.R2C, axes=(1,),
+        fft_p.bind(jnp.zeros((4, 6), jnp.float32), transform=Transform.RFFT, axes=(1,),
                    lengths=(6,), **{**params, "overwrite_x": True})

@@ -9,17 +9,20 @@ import pytest
 pytestmark = pytest.mark.usefixtures("x64")
 
 import jax_apple_fft as af
+from jax_apple_fft._core import testing
+from jax_apple_fft.primitive.transform_kind import Precision, TransformKind
 from support.accuracy import error_bound, relative_l2_error
 
-C2C, R2C, C2R = 0, 1, 2
+R2C, C2R = TransformKind.R2C, TransformKind.C2R
 N = 1 << 17  # half of it, 2^16, is the shortest four-step length
 CACHE = af.PlanCache(threads=4)  # more threads than lines
 
 
 def test_the_plan_takes_half_length():
-    plan = CACHE._native.describe_cpu(R2C, True, 0, [1, N], [1], [N])
+    plan = testing.describe_cpu(CACHE.handle, R2C, True, Precision.SINGLE, [1, N], [1], [N])
     assert "c2c axis 1 n 256" in plan and "unpack axis 1 n 131072 lines 1" in plan, plan
-    plan = CACHE._native.describe_cpu(C2R, False, 0, [1, N // 2 + 1], [1], [N])
+    plan = testing.describe_cpu(CACHE.handle, C2R, False, Precision.SINGLE, [1, N // 2 + 1], [1],
+                                [N])
     assert plan.startswith("pack axis 1 n 131072 lines 1"), plan
 
 

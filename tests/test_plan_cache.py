@@ -18,12 +18,13 @@ import numpy as np
 import pytest
 
 import jax_apple_fft as af
+from jax_apple_fft._core import testing
+from jax_apple_fft.primitive.transform_kind import Precision, TransformKind
 from fft_testing import make_input
 from subprocess_testing import CPU_ONLY
 from support.accuracy import assert_accurate
 
-C2C, R2C, C2R = 0, 1, 2
-SINGLE, DOUBLE = 0, 1
+C2C, R2C, C2R = TransformKind.C2C, TransformKind.R2C, TransformKind.C2R
 
 
 def compile_and_run(cache, n, *, name="fft", batch=2, dtype="float32", rng=None, **kwargs):
@@ -39,11 +40,11 @@ def compile_and_run(cache, n, *, name="fft", batch=2, dtype="float32", rng=None,
     return f, x
 
 
-def plan_bytes(kind, n, precision=SINGLE):
+def plan_bytes(kind, n, precision=Precision.SINGLE):
     """What one line plan costs, measured on a throwaway cache."""
     probe = af.PlanCache()
     in_n = n // 2 + 1 if kind == C2R else n
-    probe._native.prepare_cpu(kind, True, precision, [1, in_n], [1], [n])
+    testing.prepare_cpu(probe.handle, kind, True, precision, [1, in_n], [1], [n])
     stats = probe.stats()
     assert stats.entries == 1
     return stats.plan_bytes
@@ -169,7 +170,7 @@ def test_eviction_at_max_bytes():
     budget = sum(costs) - 1  # all three never fit; any two do
     cache = af.PlanCache(max_bytes=budget)
     def prepare(n):
-        cache._native.prepare_cpu(C2C, True, SINGLE, [1, n], [1], [n])
+        testing.prepare_cpu(cache.handle, C2C, True, Precision.SINGLE, [1, n], [1], [n])
 
     for n in sizes[:2]:
         prepare(n)
@@ -310,6 +311,8 @@ def test_compiled_code_runs_after_close_whatever_its_size():
 _FAILED_BUILD_CHILD = textwrap.dedent("""
     import dataclasses, json, sys
     import jax_apple_fft as af
+    from jax_apple_fft._core import testing
+    from jax_apple_fft.primitive.transform_kind import Precision, TransformKind
 
     def snapshot(cache):
         return dataclasses.asdict(cache.stats())
@@ -323,7 +326,8 @@ _FAILED_BUILD_CHILD = textwrap.dedent("""
         errors = []
         for attempt in range(2):  # a failed key is retried, and fails again
             try:
-                cache._native.prepare_cpu(0, True, 0, [huge], [0], [huge])
+                testing.prepare_cpu(cache.handle, TransformKind.C2C, True, Precision.SINGLE,
+                                    [huge], [0], [huge])
                 errors.append(None)
             except af.PlanBuildError as e:
                 errors.append(str(e))

@@ -18,7 +18,10 @@ import numpy as np
 import scipy.fft
 
 import jax_apple_fft as af
-from jax_apple_fft.frontend.arguments import check_norm, norm_scale
+from jax_apple_fft._core import testing
+from jax_apple_fft.frontend.arguments import check_norm
+from jax_apple_fft.primitive.transform_kind import Precision, Transform, TransformKind
+
 from . import jnp_threads
 from .suite import Row
 from .timing import Runner
@@ -125,18 +128,19 @@ def native_label(threads: int) -> str:
 
 def native_call(row: Row, x: np.ndarray, cache: af.PlanCache) -> Callable[[], dict]:
     """One call of our transform alone, out of place into a preallocated
-    output, through the library's profiling entry (private to the package):
+    output, through the library's profiling hook (_core.testing.profile_cpu):
     returns the call's profile; the output is `call.out`."""
     dtype = {("c2r", "f32"): np.float32, ("c2r", "f64"): np.float64}.get(
         (row.kind, row.precision), np.complex64 if row.precision == "f32" else np.complex128)
     out = np.empty(row.output_shape, dtype)
-    scale = norm_scale(check_norm(row.norm), math.prod(row.lengths), row.kind == "c2r")
-    arguments = ({"c2c": 0, "r2c": 1, "c2r": 2}[row.kind], row.kind != "c2r",
-                 0 if row.precision == "f32" else 1, list(x.shape), list(row.axes),
-                 list(row.lengths), x, out, scale)
+    transform = Transform.of(TransformKind[row.kind.upper()], forward=row.kind != "c2r")
+    precision = Precision.SINGLE if row.precision == "f32" else Precision.DOUBLE
+    scale = transform.scale(check_norm(row.norm), math.prod(row.lengths))
+    arguments = (cache.handle, transform.kind, transform.forward, precision, list(x.shape),
+                 list(row.axes), list(row.lengths), x, out, scale)
 
     def call() -> dict:
-        return cache._native.profile_cpu(*arguments)
+        return testing.profile_cpu(*arguments)
 
     call.out = out
     return call

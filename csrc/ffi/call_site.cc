@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "ffi/cache_handles.h"
+#include "cache/cache_registry.h"
 
 namespace ffi = xla::ffi;
 
@@ -30,7 +30,7 @@ bool matches(const ffi::AnyBuffer& buffer, ffi::DataType dtype,
 
 ffi::ErrorOr<std::shared_ptr<PlanCache>> find_call_site_cache(std::uint64_t handle,
                                                               const std::string& prefix) {
-  if (auto cache = CacheHandles::table().find(handle)) return cache;
+  if (auto cache = CacheRegistry::table().find(handle)) return cache;
   return ffi::Unexpected(ffi::Error::InvalidArgument(
       prefix + "the PlanCache this computation was traced with does not exist in this "
                "process (it was dropped, or the computation was traced in another process); "

@@ -35,7 +35,7 @@ endif()
 
 if(TARGET _core)
   target_sources(_core PRIVATE
-    ${PROJECT_SOURCE_DIR}/csrc/ffi/metal_bindings.cc
+    ${PROJECT_SOURCE_DIR}/csrc/python/metal_bindings.cc
     ${PROJECT_SOURCE_DIR}/csrc/ffi/metal_target.cc)
   target_link_libraries(_core PRIVATE jax_apple_fft_metal)
 endif()

@@ -9,7 +9,7 @@
 
 namespace jax_apple_fft {
 
-// Matches jax_apple_fft.primitive.TransformKind on the Python side.
+// Bound to Python as _core.TransformKind and _core.Precision (csrc/python).
 enum class TransformKind : std::int32_t { kC2C = 0, kR2C = 1, kC2R = 2 };
 enum class Precision : std::int32_t { kSingle = 0, kDouble = 1 };
 

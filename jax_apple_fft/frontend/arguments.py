@@ -27,18 +27,6 @@ def check_norm(norm: str | None) -> str:
     return norm or "backward"
 
 
-def norm_scale(norm: str, size: int, inverse: bool) -> float:
-    """The factor a transform of `size` points applies under `norm`.
-
-    `inverse` marks the transforms that divide by the size by default
-    (ifft, irfft, ihfft).
-    """
-    if norm == "ortho":
-        return 1.0 / math.sqrt(size)
-    divides = (norm == "backward") == inverse
-    return 1.0 / size if divides else 1.0
-
-
 def check_cache(cache: PlanCache | None) -> PlanCache:
     if cache is None:
         cache = default_cache()

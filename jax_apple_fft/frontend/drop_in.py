@@ -24,20 +24,16 @@ from jax._src import dispatch
 from jax.interpreters import mlir
 
 from jax_apple_fft.frontend import arguments
-from jax_apple_fft.primitive import TransformKind, lowering
+from jax_apple_fft.primitive import Transform, lowering
 from jax_apple_fft.runtime.backends import resolve_backend
-from jax_apple_fft.runtime.cache import PlanCache
+from jax_apple_fft.runtime.cache import CacheHandle, PlanCache
 
 __all__ = ["disable", "enable", "enabled", "is_enabled"]
 
 _FFT = jax.lax.FftType
-# lax.fft's types as (kind, forward, divides by the size).
-_KINDS = {
-    _FFT.FFT: (TransformKind.C2C, True, False),
-    _FFT.IFFT: (TransformKind.C2C, False, True),
-    _FFT.RFFT: (TransformKind.R2C, True, False),
-    _FFT.IRFFT: (TransformKind.C2R, False, True),
-}
+# lax.fft's types, which scale as norm="backward" does.
+_TRANSFORMS = {_FFT.FFT: Transform.FFT, _FFT.IFFT: Transform.IFFT,
+               _FFT.RFFT: Transform.RFFT, _FFT.IRFFT: Transform.IRFFT}
 
 _lock = threading.Lock()
 _settings: tuple[str, PlanCache | None] | None = None  # (backend, cache) while enabled
@@ -45,7 +41,7 @@ _settings: tuple[str, PlanCache | None] | None = None  # (backend, cache) while 
 
 def _lower_lax_fft(ctx, x, *, fft_type, fft_lengths):
     backend, cache = _settings or ("cpu", None)
-    kind, forward, divides = _KINDS[_FFT(fft_type)]
+    transform = _TRANSFORMS[_FFT(fft_type)]
     (aval_in,) = ctx.avals_in
     (aval_out,) = ctx.avals_out
     lengths = tuple(int(n) for n in fft_lengths)
@@ -54,12 +50,11 @@ def _lower_lax_fft(ctx, x, *, fft_type, fft_lengths):
         zeros = lambda v: jnp.zeros(aval_out.shape, aval_out.dtype)
         return mlir.lower_fun(zeros, multiple_results=False)(ctx, x)
     axes = tuple(range(aval_in.ndim - len(lengths), aval_in.ndim))
-    size = math.prod(lengths)
     return lowering.lower_transform(
-        ctx, x, kind=kind, forward=forward, axes=axes, lengths=lengths,
-        scale=1.0 / size if divides else 1.0,
+        ctx, x, transform=transform, axes=axes, lengths=lengths,
+        scale=transform.scale("backward", math.prod(lengths)),
         backend=resolve_backend(backend, aval_in.dtype, aval_in.size),
-        cache=arguments.check_cache(cache), gather_unsupported_layouts=True)
+        cache=CacheHandle.of(arguments.check_cache(cache)), gather_unsupported_layouts=True)
 
 
 def enable(*, backend: str = "cpu", cache: PlanCache | None = None) -> None:

@@ -6,7 +6,7 @@ it, and a limit on the address space would fail the call halfway.
 The peak of one call is counted as: the input's padded or cropped copy (when
 its shape changes), the output, and for the CPU backend what the native
 planner reports for the plan (the temporary of a four-step split, every
-thread's scratch, the plan tables: the native cache's `cpu_working_bytes`).
+thread's scratch, the plan tables: PlanCache.cpu_working_bytes).
 The input itself already exists. Each call is checked on its own: arrays
 held elsewhere are in use already, so they show in what is available, not in
 the peak."""
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from jax_apple_fft.primitive.transform_kind import TransformKind
+from jax_apple_fft.primitive.transform_kind import Transform, precision_of
 from jax_apple_fft.runtime.cache import PlanCache
 
 # A transform may use this share of the memory available to it; the rest is
@@ -114,7 +114,7 @@ def available_memory() -> tuple[int, str]:
     return min(candidates)
 
 
-def peak_bytes(*, kind: TransformKind, forward: bool, x_shape: Sequence[int],
+def peak_bytes(*, transform: Transform, x_shape: Sequence[int],
                fitted: Sequence[int], dtype, axes: Sequence[int], lengths: Sequence[int],
                result: Sequence[int], result_dtype, backend: str, cache: PlanCache) -> int:
     """The bytes a call allocates at its peak beyond its (existing) input of
@@ -125,9 +125,7 @@ def peak_bytes(*, kind: TransformKind, forward: bool, x_shape: Sequence[int],
     if fitted != list(x_shape):
         total += math.prod(fitted) * itemsize
     if backend == "cpu":
-        double = np.dtype(dtype) in (np.float64, np.complex128)
-        total += cache._native.cpu_working_bytes(int(kind), forward, 1 if double else 0,
-                                                 fitted, list(axes), list(lengths))
+        total += cache.cpu_working_bytes(transform, precision_of(dtype), fitted, axes, lengths)
     return total
 
 

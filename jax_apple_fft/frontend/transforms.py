@@ -18,10 +18,10 @@ import numpy as np
 
 from jax_apple_fft.frontend import arguments, memory
 from jax_apple_fft.frontend.out_sharding import OutSharding, constrain, target_spec
-from jax_apple_fft.primitive import TransformKind, transform
+from jax_apple_fft.primitive import Transform, TransformKind, bind_transform
 from jax_apple_fft.primitive.definition import complex_dtype, real_dtype
 from jax_apple_fft.runtime.backends import resolve_backend
-from jax_apple_fft.runtime.cache import PlanCache
+from jax_apple_fft.runtime.cache import CacheHandle, PlanCache
 
 __all__ = [
     "fft", "ifft", "rfft", "irfft", "hfft", "ihfft",
@@ -58,9 +58,10 @@ _NO_AXES_FFT_TYPE = {TransformKind.C2C: "FFT", TransformKind.R2C: "RFFT",
                      TransformKind.C2R: "IRFFT"}
 
 
-def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, overwrite_x=False,
+def _run(a, s, axes, norm, backend, cache, *, name, transform: Transform, overwrite_x=False,
          out_sharding: OutSharding = None):
     """The shared path: check arguments, fit the input, bind the primitive."""
+    kind = transform.kind
     if not isinstance(overwrite_x, (bool, np.bool_)):
         raise TypeError(f"{name}: overwrite_x must be True or False, got {overwrite_x!r}")
     norm = arguments.check_norm(norm)
@@ -93,15 +94,15 @@ def _run(a, s, axes, norm, backend, cache, *, name, kind, forward, inverse, over
         return jnp.zeros(result, result_dtype)
     chosen = resolve_backend(backend, x.dtype, math.prod(fitted))  # "auto": dtype and size
     memory.check_peak_memory(name, memory.peak_bytes(
-        kind=kind, forward=forward, x_shape=x.shape, fitted=fitted, dtype=x.dtype, axes=axes,
+        transform=transform, x_shape=x.shape, fitted=fitted, dtype=x.dtype, axes=axes,
         lengths=lengths, result=result,
         result_dtype=result_dtype, backend=chosen, cache=cache))
     x = arguments.fit_to_lengths(x, axes, input_lengths)
-    scale = arguments.norm_scale(norm, math.prod(lengths), inverse)
-    y = transform(x, kind=kind, forward=forward, axes=axes, lengths=lengths,
-                  scale=scale, backend=chosen, auto_backend=backend == "auto", cache=cache,
-                  overwrite_x=bool(overwrite_x) and chosen == "cpu",
-                  out_spec=target_spec(out_sharding, x, name=name))
+    y = bind_transform(x, transform=transform, axes=axes, lengths=lengths,
+                       scale=transform.scale(norm, math.prod(lengths)), backend=chosen,
+                       auto_backend=backend == "auto", cache=CacheHandle.of(cache),
+                       overwrite_x=bool(overwrite_x) and chosen == "cpu",
+                       out_spec=target_spec(out_sharding, x, name=name))
     return constrain(y, out_sharding)
 
 
@@ -124,7 +125,7 @@ def fft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
         overwrite_x: bool = False) -> jax.Array:
     """One-dimensional discrete Fourier transform (numpy.fft.fft)."""
     return _run(a, *_one_axis(n, axis, "fft"), norm, backend, cache, name="fft", overwrite_x=overwrite_x,
-                kind=TransformKind.C2C, forward=True, inverse=False)
+                transform=Transform.FFT)
 
 
 def ifft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
@@ -132,7 +133,7 @@ def ifft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
          overwrite_x: bool = False) -> jax.Array:
     """One-dimensional inverse discrete Fourier transform (numpy.fft.ifft)."""
     return _run(a, *_one_axis(n, axis, "ifft"), norm, backend, cache, name="ifft", overwrite_x=overwrite_x,
-                kind=TransformKind.C2C, forward=False, inverse=True)
+                transform=Transform.IFFT)
 
 
 def rfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
@@ -140,7 +141,7 @@ def rfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
     """Transform of real input, returning the n // 2 + 1 non-negative
     frequencies (numpy.fft.rfft)."""
     return _run(a, *_one_axis(n, axis, "rfft"), norm, backend, cache, name="rfft",
-                kind=TransformKind.R2C, forward=True, inverse=False)
+                transform=Transform.RFFT)
 
 
 def irfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
@@ -148,24 +149,24 @@ def irfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
     """Inverse of rfft: real output of length n, 2 * (m - 1) by default
     (numpy.fft.irfft)."""
     return _run(a, *_one_axis(n, axis, "irfft"), norm, backend, cache, name="irfft",
-                kind=TransformKind.C2R, forward=False, inverse=True)
+                transform=Transform.IRFFT)
 
 
 def hfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
          backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
     """Transform of a Hermitian-symmetric signal given by its first half,
     giving real output (numpy.fft.hfft)."""
-    # hfft(a) = irfft(conj(a)) with the norm swapped: a forward-sign C2R.
+    # hfft(a) = irfft(conj(a)) with the norm swapped: a forward C2R.
     return _run(a, *_one_axis(n, axis, "hfft"), norm, backend, cache, name="hfft",
-                kind=TransformKind.C2R, forward=True, inverse=False)
+                transform=Transform.HFFT)
 
 
 def ihfft(a, n: int | None = None, axis: int = -1, norm: Norm = None, *,
           backend: str = "auto", cache: PlanCache | None = None) -> jax.Array:
     """Inverse of hfft (numpy.fft.ihfft)."""
-    # ihfft(a) = conj(rfft(a)) with the norm swapped: an inverse-sign R2C.
+    # ihfft(a) = conj(rfft(a)) with the norm swapped: an inverse R2C.
     return _run(a, *_one_axis(n, axis, "ihfft"), norm, backend, cache, name="ihfft",
-                kind=TransformKind.R2C, forward=False, inverse=True)
+                transform=Transform.IHFFT)
 
 
 def fftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
@@ -173,7 +174,7 @@ def fftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None
          overwrite_x: bool = False, out_sharding: OutSharding = None) -> jax.Array:
     """N-dimensional discrete Fourier transform (numpy.fft.fftn)."""
     return _run(a, s, axes, norm, backend, cache, name="fftn", overwrite_x=overwrite_x,
-                kind=TransformKind.C2C, forward=True, inverse=False, out_sharding=out_sharding)
+                transform=Transform.FFT, out_sharding=out_sharding)
 
 
 def ifftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
@@ -181,7 +182,7 @@ def ifftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = Non
           overwrite_x: bool = False, out_sharding: OutSharding = None) -> jax.Array:
     """N-dimensional inverse discrete Fourier transform (numpy.fft.ifftn)."""
     return _run(a, s, axes, norm, backend, cache, name="ifftn", overwrite_x=overwrite_x,
-                kind=TransformKind.C2C, forward=False, inverse=True, out_sharding=out_sharding)
+                transform=Transform.IFFT, out_sharding=out_sharding)
 
 
 def rfftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
@@ -190,7 +191,7 @@ def rfftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = Non
     """N-dimensional transform of real input; the last axis is halved
     (numpy.fft.rfftn)."""
     return _run(a, s, axes, norm, backend, cache, name="rfftn",
-                kind=TransformKind.R2C, forward=True, inverse=False, out_sharding=out_sharding)
+                transform=Transform.RFFT, out_sharding=out_sharding)
 
 
 def irfftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = None, *,
@@ -198,7 +199,7 @@ def irfftn(a, s: Shape | None = None, axes: Shape | None = None, norm: Norm = No
            out_sharding: OutSharding = None) -> jax.Array:
     """Inverse of rfftn (numpy.fft.irfftn)."""
     return _run(a, s, axes, norm, backend, cache, name="irfftn",
-                kind=TransformKind.C2R, forward=False, inverse=True, out_sharding=out_sharding)
+                transform=Transform.IRFFT, out_sharding=out_sharding)
 
 
 def fft2(a, s: Shape | None = None, axes: Shape = (-2, -1), norm: Norm = None, *,

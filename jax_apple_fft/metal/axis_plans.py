@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from jax_apple_fft import _core
-
-C2C, R2C, C2R = 0, 1, 2
+from jax_apple_fft.primitive.transform_kind import TransformKind
 
 
 def _layout(shape: tuple[int, ...], axis: int) -> tuple[int, int, tuple[int, int, int]]:
@@ -18,13 +17,13 @@ def _layout(shape: tuple[int, ...], axis: int) -> tuple[int, int, tuple[int, int
     return outer, inner, (inner, 1, shape[axis] * inner)
 
 
-def plan_along_axis(kind: int, forward: bool, n: int, in_shape, axis: int,
+def plan_along_axis(kind: TransformKind, forward: bool, n: int, in_shape, axis: int,
                     scale: float = 1.0) -> tuple[_core.MetalPlan, tuple[int, ...]]:
     """The Metal plan for a transform of length n along `axis` of C-contiguous
     arrays of `in_shape`, and the output's shape."""
     in_shape = tuple(int(d) for d in in_shape)
     out_shape = list(in_shape)
-    out_shape[axis] = n // 2 + 1 if kind == R2C else n
+    out_shape[axis] = n // 2 + 1 if kind == TransformKind.R2C else n
     outer, inner, in_strides = _layout(in_shape, axis)
     _, _, out_strides = _layout(tuple(out_shape), axis)
     plan = _core.metal_emulator_plan(kind, forward, n, outer, inner, in_strides, out_strides,

@@ -21,7 +21,8 @@ import jax
 import numpy as np
 
 from jax_apple_fft.frontend import transforms
-from jax_apple_fft.metal.axis_plans import C2C, C2R, R2C, plan_along_axis
+from jax_apple_fft.metal.axis_plans import plan_along_axis
+from jax_apple_fft.primitive.transform_kind import Transform, TransformKind
 from jax_apple_fft.runtime.accuracy import error_bound, relative_l2_error
 from jax_apple_fft.runtime.cache import MetalTransferStats, PlanCache
 
@@ -77,16 +78,16 @@ class Check:
         """The Metal planner's plan for each transformed axis, in the order a
         program runs them (R2C's real axis first, C2R's last), laid out as in
         a C-contiguous array: the planner's decisions, for inspection."""
-        kinds = {"fftn": (C2C, True), "ifftn": (C2C, False),
-                 "rfftn": (R2C, True), "irfftn": (C2R, False)}
-        kind, forward = kinds[self.transform]
-        steps = [(axis % len(self.shape), n, C2C) for axis, n in zip(self.axes, self.lengths())]
-        steps[-1] = (*steps[-1][:2], kind)
-        if kind == R2C:
+        transform = {"fftn": Transform.FFT, "ifftn": Transform.IFFT,
+                     "rfftn": Transform.RFFT, "irfftn": Transform.IRFFT}[self.transform]
+        steps = [(axis % len(self.shape), n, TransformKind.C2C)
+                 for axis, n in zip(self.axes, self.lengths())]
+        steps[-1] = (*steps[-1][:2], transform.kind)
+        if transform.kind == TransformKind.R2C:
             steps.insert(0, steps.pop())
         plans, shape = [], self.shape
         for axis, n, step_kind in steps:
-            plan, shape = plan_along_axis(step_kind, forward, n, shape, axis)
+            plan, shape = plan_along_axis(step_kind, transform.forward, n, shape, axis)
             plans.append(plan)
         return plans
 

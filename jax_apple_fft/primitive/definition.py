@@ -2,8 +2,8 @@
 
 One primitive serves every transform. Its static parameters:
 
-  kind     C2C, R2C (real in, half-spectrum out) or C2R (the reverse)
-  forward  sign of the exponent: True is exp(-2 pi i jk/n)
+  transform  a Transform: the kind, C2C, R2C (real in, half-spectrum out) or
+           C2R (the reverse), and the direction (forward: exp(-2 pi i jk/n))
   axes     the transformed axes; for R2C/C2R the last is the real axis
   lengths  the transform length along each axis (the real length n for the
            real axis, whose complex side holds n // 2 + 1)
@@ -12,7 +12,8 @@ One primitive serves every transform. Its static parameters:
   auto_backend  whether `backend` was chosen by the "auto" rule: then a
            lowering for another platform than the CPU (a GPU, a TPU) runs
            JAX's own FFT there; an explicit backend refuses it (lowering.py)
-  cache    the PlanCache that owns the plans
+  cache    the CacheHandle of the PlanCache that owns the plans (a value
+           that prints the same whatever the cache holds)
   overwrite_x  C2C only: the result may take the input's buffer (XLA aliases
            them; see docs/zero_copy.md). Never changes a value: where the
            input is still needed, XLA copies it first
@@ -28,22 +29,21 @@ from jax._src import dispatch
 from jax.extend.core import Primitive
 
 from jax_apple_fft.primitive import decomposition
-from jax_apple_fft.primitive.transform_kind import TransformKind
+from jax_apple_fft.primitive.transform_kind import Transform, TransformKind
 
-__all__ = ["TransformKind", "fft_p", "transform"]
+__all__ = ["Transform", "TransformKind", "bind_transform", "fft_p"]
 
 
 fft_p = Primitive("apple_fft")
 fft_p.def_impl(lambda x, **params: dispatch.apply_primitive(fft_p, x, **params))
 
 
-def transform(x, *, kind, forward, axes, lengths, scale, backend, cache, auto_backend=False,
-              overwrite_x=False, out_spec=None):
+def bind_transform(x, *, transform, axes, lengths, scale, backend, cache, auto_backend=False,
+                   overwrite_x=False, out_spec=None):
     """Binds the primitive; arguments as described in this module's docstring."""
     return fft_p.bind(
         x,
-        kind=TransformKind(kind),
-        forward=bool(forward),
+        transform=Transform(transform),
         axes=tuple(int(a) for a in axes),
         lengths=tuple(int(n) for n in lengths),
         scale=float(scale),
@@ -77,9 +77,10 @@ def result_type(shape, dtype, *, kind, axes, lengths) -> tuple[tuple[int, ...], 
     return tuple(shape), np.dtype(dtype)
 
 
-def _abstract_eval(x, *, kind, forward, axes, lengths, scale, backend, auto_backend, cache,
+def _abstract_eval(x, *, transform, axes, lengths, scale, backend, auto_backend, cache,
                    overwrite_x, out_spec=None):
-    del forward, scale, backend, auto_backend, cache
+    del scale, backend, auto_backend, cache
+    kind = transform.kind
     if len(axes) != len(lengths) or not axes:
         raise ValueError("apple_fft needs one length per axis and at least one axis")
     if overwrite_x and kind != TransformKind.C2C:

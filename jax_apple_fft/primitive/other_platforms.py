@@ -23,11 +23,12 @@ from jax_apple_fft.primitive.transform_kind import TransformKind
 _FFT = jax.lax.FftType
 
 
-def as_lax_fft(x, *, kind, forward, axes, lengths, scale):
+def as_lax_fft(x, *, transform, axes, lengths, scale):
     """The primitive's transform computed with jax.lax.fft, which transforms
     trailing axes with fixed signs and divides its inverses by the size."""
     trailing = tuple(range(x.ndim - len(axes), x.ndim))
     x = jnp.moveaxis(x, axes, trailing)  # keeps their order: a real axis stays last
+    kind, forward = transform.kind, transform.forward
     if kind == TransformKind.C2C:
         y = jax.lax.fft(x, _FFT.FFT if forward else _FFT.IFFT, lengths)
         divided = not forward
@@ -44,7 +45,7 @@ def as_lax_fft(x, *, kind, forward, axes, lengths, scale):
     return jnp.moveaxis(y, trailing, axes)
 
 
-def lower_elsewhere(ctx, x, *, kind, forward, axes, lengths, scale, backend, auto_backend,
+def lower_elsewhere(ctx, x, *, transform, axes, lengths, scale, backend, auto_backend,
                     cache, overwrite_x=False, out_spec=None):
     """The primitive's lowering for every platform but the CPU."""
     del cache, overwrite_x, out_spec  # JAX's FFT plans and lays out its own result
@@ -55,6 +56,6 @@ def lower_elsewhere(ctx, x, *, kind, forward, axes, lengths, scale, backend, aut
             f"for {platforms}: put its input on the CPU (jax.device_put(x, "
             f"jax.devices('cpu')[0])), or use backend='auto', which runs JAX's own FFT on "
             f"other platforms")
-    call = lambda v: as_lax_fft(v, kind=kind, forward=forward, axes=tuple(axes),
+    call = lambda v: as_lax_fft(v, transform=transform, axes=tuple(axes),
                                 lengths=tuple(lengths), scale=scale)
     return mlir.lower_fun(call, multiple_results=False)(ctx, x)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
-import threading
-import weakref
+import functools
+from collections.abc import Sequence
 from typing import Any
 
 import jax
 
 from jax_apple_fft import _core
+from jax_apple_fft.errors import DefaultCacheError
+from jax_apple_fft.primitive.transform_kind import Precision, Transform
 
-__all__ = ["CacheStats", "MetalTransferStats", "PlanCache", "default_cache"]
+__all__ = ["CacheHandle", "CacheStats", "MetalTransferStats", "PlanCache",
+           "configure_default_cache", "default_cache"]
 
 DEFAULT_MAX_ENTRIES: int = _core.DEFAULT_MAX_ENTRIES
 DEFAULT_MAX_BYTES: int = _core.DEFAULT_MAX_BYTES
@@ -65,6 +68,16 @@ class MetalTransferStats:
     bytes_staged: int
 
 
+def _checked_limits(max_entries: int, max_bytes: int, threads: int) -> None:
+    for name, value in (("max_entries", max_entries), ("max_bytes", max_bytes)):
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    if (not isinstance(threads, int) or isinstance(threads, bool)
+            or not 1 <= threads <= MAX_THREADS):
+        raise ValueError(f"threads must be an integer from 1 to {MAX_THREADS}, "
+                         f"got {threads!r}")
+
+
 class PlanCache:
     """Owns FFT plans, twiddle tables, scratch memory and worker threads.
 
@@ -78,6 +91,9 @@ class PlanCache:
       max_bytes: most bytes kept at once (plans and retained scratch).
       threads: threads a transform may use, counting the calling thread
         (at most 65536). Defaults to the cores this process may run on.
+
+    Two PlanCache objects are equal when they name the same cache (the same
+    ``handle``).
     """
 
     def __init__(
@@ -88,19 +104,14 @@ class PlanCache:
         threads: int | None = None,
     ) -> None:
         threads = _core.available_cores() if threads is None else threads
-        for name, value in (("max_entries", max_entries), ("max_bytes", max_bytes)):
-            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**63:
-                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-        if (not isinstance(threads, int) or isinstance(threads, bool)
-                or not 1 <= threads <= MAX_THREADS):
-            raise ValueError(f"threads must be an integer from 1 to {MAX_THREADS}, "
-                             f"got {threads!r}")
+        _checked_limits(max_entries, max_bytes, threads)
         self._native = _core.NativePlanCache(max_entries, max_bytes, threads)
 
     @classmethod
-    def _process_default(cls) -> PlanCache:
+    def _named(cls, handle: int) -> PlanCache:
+        """The live cache of `handle`, found in the native registry."""
         cache = cls.__new__(cls)
-        cache._native = _core.NativePlanCache.process_default()
+        cache._native = _core.NativePlanCache.named(handle)
         return cache
 
     @property
@@ -149,8 +160,33 @@ class PlanCache:
         self._native.clear()
 
     def close(self) -> None:
-        """Clears the cache and makes every later use of it an error."""
+        """Clears the cache and makes every later use of it an error.
+
+        The default cache cannot be closed (DefaultCacheError): every
+        transform without a ``cache=`` uses it; ``clear()`` drops its plans.
+        """
+        if self.handle == _DEFAULT_HANDLE:
+            raise DefaultCacheError(
+                "the default PlanCache cannot be closed: every transform without cache= uses "
+                "it; call clear() to drop its plans, or pass a PlanCache of your own and close "
+                "that")
         self._native.close()
+
+    def cpu_working_bytes(self, transform: Transform, precision: Precision,
+                          in_shape: Sequence[int], axes: Sequence[int],
+                          lengths: Sequence[int]) -> int:
+        """An upper bound of the bytes a CPU transform on this cache's threads
+        holds beyond its input and output (temporary, every thread's scratch,
+        plan tables), without building its plans. `lengths` as the primitive
+        takes them (the real length on a real axis)."""
+        return self._native.cpu_working_bytes(transform.kind, transform.forward, precision,
+                                              list(in_shape), list(axes), list(lengths))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PlanCache) and other.handle == self.handle
+
+    def __hash__(self) -> int:
+        return hash(self.handle)
 
     def __repr__(self) -> str:
         s = self.stats()
@@ -161,32 +197,71 @@ class PlanCache:
         )
 
 
-_defaults_lock = threading.Lock()
-_process_default: PlanCache | None = None
-_other_clients: weakref.WeakKeyDictionary[Any, PlanCache] = weakref.WeakKeyDictionary()
+_DEFAULT_HANDLE = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class CacheHandle:
+    """The name of a PlanCache inside traced and compiled code: the
+    primitive's ``cache`` parameter and the FFI call's ``cache`` attribute.
+
+    A plain value: it prints the same however much the cache holds
+    (``default`` for the default cache, ``#`` and the first hex digits of
+    the handle otherwise) and holds no reference to the cache.
+    """
+
+    value: int
+
+    @classmethod
+    def of(cls, cache: PlanCache) -> CacheHandle:
+        return cls(cache.handle)
+
+    def plan_cache(self) -> PlanCache:
+        """The PlanCache this handle names in this process; ValueError if none."""
+        return default_cache() if self.value == _DEFAULT_HANDLE else PlanCache._named(self.value)
+
+    def __str__(self) -> str:
+        return "default" if self.value == _DEFAULT_HANDLE else f"#{self.value:016x}"[:7] + "\u2026"
+
+    __repr__ = __str__
+
+
+@functools.cache
+def _default() -> PlanCache:
+    # One Python object for the default cache, which the native registry owns.
+    return PlanCache._named(_DEFAULT_HANDLE)
 
 
 def default_cache(client: Any | None = None) -> PlanCache:
-    """The PlanCache of a JAX CPU client (the default CPU client if None).
+    """The process's default cache: handle 0, the cache of every transform
+    that names none.
 
-    The default CPU client's cache is the process's default cache (handle
-    0), built with default limits and one thread per available core. Another
-    CPU client gets a cache of its own the first time it is asked for, kept
-    while the client lives.
+    Built on first use with the limits :func:`configure_default_cache` set,
+    by default the default limits and one thread per core this process may
+    run on. Every JAX CPU client of the process shares it; `client`, if
+    given, must be one (TypeError otherwise). Without a client, no JAX
+    client is started.
     """
-    global _process_default
-    current = jax.devices("cpu")[0].client
-    if client is None:
-        client = current
-    elif not isinstance(client, type(current)) or client.platform != "cpu":
-        raise TypeError(f"default_cache needs a JAX CPU client (such as "
-                        f"jax.devices('cpu')[0].client), got {type(client).__name__}")
-    with _defaults_lock:
-        if client is current:
-            if _process_default is None:
-                _process_default = PlanCache._process_default()
-            return _process_default
-        cache = _other_clients.get(client)
-        if cache is None:
-            cache = _other_clients[client] = PlanCache()
-        return cache
+    if client is not None:
+        current = jax.devices("cpu")[0].client
+        if not isinstance(client, type(current)) or client.platform != "cpu":
+            raise TypeError(f"default_cache needs a JAX CPU client (such as "
+                            f"jax.devices('cpu')[0].client), got {type(client).__name__}")
+    return _default()
+
+
+def configure_default_cache(*, max_entries: int | None = None, max_bytes: int | None = None,
+                            threads: int | None = None) -> None:
+    """Sets the default cache's limits, as PlanCache's arguments; None keeps
+    the one set before. Only before the default cache is first used (a
+    transform without ``cache=``, :func:`default_cache`, a compiled call
+    naming it): afterwards it raises DefaultCacheError."""
+    limits = _core.default_cache_limits()
+    given = {"max_entries": max_entries, "max_bytes": max_bytes, "threads": threads}
+    limits.update({name: value for name, value in given.items() if value is not None})
+    _checked_limits(limits["max_entries"], limits["max_bytes"], limits["threads"])
+    try:
+        _core.configure_default_cache(limits["max_entries"], limits["max_bytes"],
+                                      limits["threads"])
+    except RuntimeError as error:
+        raise DefaultCacheError(str(error)) from None

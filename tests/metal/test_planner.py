@@ -3,7 +3,9 @@
 import pytest
 
 from jax_apple_fft import PlanBuildError, _core
-from jax_apple_fft.metal.axis_plans import C2C, C2R, R2C
+from jax_apple_fft.primitive.transform_kind import TransformKind
+
+C2C, R2C, C2R = TransformKind.C2C, TransformKind.R2C, TransformKind.C2R
 
 
 def plan(kind, n, batch=1, forward=True, scale=1.0):

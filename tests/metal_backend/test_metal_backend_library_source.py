@@ -15,7 +15,7 @@ KERNELS = ("fft_stockham", "fft_stockham_pow2", "fft_stockham_smooth7", "fft_r2c
 
 @pytest.fixture(scope="module")
 def source():
-    return _core.metal_library_source(str(SHADERS / "fft_library.metal"))
+    return _core.testing.metal_library_source(str(SHADERS / "fft_library.metal"))
 
 
 def test_every_kernel_once(source):
@@ -36,4 +36,4 @@ def test_system_includes_stay(source):
 
 def test_missing_source_is_a_clear_error(tmp_path):
     with pytest.raises(RuntimeError, match="cannot read Metal shader source"):
-        _core.metal_library_source(str(tmp_path / "missing.metal"))
+        _core.testing.metal_library_source(str(tmp_path / "missing.metal"))

@@ -16,16 +16,16 @@ from __future__ import annotations
 import numpy as np
 
 from jax_apple_fft import _core
-from plan_runner import C2C, C2R, R2C, MetalPlanRunner
+from plan_runner import MetalPlanRunner
 
-__all__ = ["C2C", "C2R", "R2C", "Emulator"]
+__all__ = ["Emulator"]
 
 
 class Emulator(MetalPlanRunner):
     """Owns an emulator (its worker threads) and runs Metal plans on numpy arrays."""
 
     def __init__(self, concurrent_groups: int = 1):
-        self._native = _core.MetalEmulator(concurrent_groups)
+        self._native = _core.testing.MetalEmulator(concurrent_groups)
 
     def run(self, plan, x: np.ndarray, out_shape, out_dtype) -> np.ndarray:
         out = np.empty(out_shape, out_dtype)

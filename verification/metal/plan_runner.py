@@ -13,16 +13,14 @@ import abc
 
 import numpy as np
 
-from jax_apple_fft.frontend.arguments import check_norm, norm_scale
-from jax_apple_fft.metal.axis_plans import C2C, C2R, R2C, plan_along_axis
+from jax_apple_fft.frontend.arguments import check_norm
+from jax_apple_fft.metal.axis_plans import plan_along_axis
+from jax_apple_fft.primitive.transform_kind import Transform, TransformKind
+
+# Short names for the kinds, as the runners' callers write them.
+C2C, R2C, C2R = TransformKind.C2C, TransformKind.R2C, TransformKind.C2R
 
 __all__ = ["C2C", "C2R", "R2C", "MetalPlanRunner"]
-
-
-def _scale(n: int, norm: str | None, forward: bool) -> float:
-    """The factor a transform of n points applies under `norm`, by the
-    front end's own rules (the forward transform scales under "forward")."""
-    return norm_scale(check_norm(norm), n, inverse=not forward)
 
 
 def _fit(x: np.ndarray, n: int, axis: int) -> np.ndarray:
@@ -45,25 +43,27 @@ class MetalPlanRunner(abc.ABC):
     def run(self, plan, x: np.ndarray, out_shape, out_dtype) -> np.ndarray:
         """Runs every dispatch of `plan` on `x`, returning a new array."""
 
-    def _transform(self, kind: int, x, n, axis: int, norm, forward: bool) -> np.ndarray:
+    def _transform(self, transform: Transform, x, n, axis: int, norm) -> np.ndarray:
         """numpy.fft's rules for n and the input's length, then one plan."""
+        kind = transform.kind
         x = np.asarray(x).astype(np.float32 if kind == R2C else np.complex64, copy=False)
         axis = axis % x.ndim
         if n is None:
             n = 2 * (x.shape[axis] - 1) if kind == C2R else x.shape[axis]
         n = int(n)
         x = np.ascontiguousarray(_fit(x, n // 2 + 1 if kind == C2R else n, axis))
-        plan, out_shape = self.plan(kind, forward, n, x.shape, axis, _scale(n, norm, forward))
+        plan, out_shape = self.plan(kind, transform.forward, n, x.shape, axis,
+                                    transform.scale(check_norm(norm), n))
         return self.run(plan, x, out_shape, np.float32 if kind == C2R else np.complex64)
 
     def fft(self, x, n=None, axis=-1, norm=None) -> np.ndarray:
-        return self._transform(C2C, x, n, axis, norm, True)
+        return self._transform(Transform.FFT, x, n, axis, norm)
 
     def ifft(self, x, n=None, axis=-1, norm=None) -> np.ndarray:
-        return self._transform(C2C, x, n, axis, norm, False)
+        return self._transform(Transform.IFFT, x, n, axis, norm)
 
     def rfft(self, x, n=None, axis=-1, norm=None) -> np.ndarray:
-        return self._transform(R2C, x, n, axis, norm, True)
+        return self._transform(Transform.RFFT, x, n, axis, norm)
 
     def irfft(self, x, n=None, axis=-1, norm=None) -> np.ndarray:
-        return self._transform(C2R, x, n, axis, norm, False)
+        return self._transform(Transform.IRFFT, x, n, axis, norm)

@@ -1,7 +1,7 @@
-// The private extension module `jax_apple_fft._core`: FFI capsules for JAX
-// and the PlanCache class that Python owns.
+// The private extension module `jax_apple_fft._core`: the vocabulary of
+// transforms, FFI capsules for JAX, the PlanCache class that Python owns, and
+// (in `_core.testing`) the hooks tests and benchmarks drive.
 #include <nanobind/nanobind.h>
-#include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -11,47 +11,47 @@
 #include <utility>
 #include <vector>
 
+#include "cache/cache_registry.h"
 #include "cache/plan_cache.h"
 #include "cpu/cpu_simd.h"
 #include "cpu/cpu_transform.h"
-#include "ffi/cache_handles.h"
 #include "ffi/cpu_target.h"
 #include "ffi/metal_target.h"
-#include "ffi/spec_from_attributes.h"
-#include "ffi/metal_bindings.h"
 #include "metal/cache_executors.h"
+#include "metal/metal_executor.h"
+#include "python/bindings.h"
+#include "python/metal_bindings.h"
 
 namespace nb = nanobind;
 
 namespace jax_apple_fft {
 namespace {
 
-// The Python-facing cache: shared ownership of the C++ cache plus its handle.
+// The Python-facing cache: shared ownership of a registered C++ cache.
 class PyPlanCache {
  public:
   PyPlanCache(std::size_t max_entries, std::size_t max_bytes, int threads)
-      : cache_(std::make_shared<PlanCache>(CacheLimits{max_entries, max_bytes, threads})),
-        handle_(CacheHandles::table().add(cache_)) {}
-  // The process's default cache, whose handle means "the default" everywhere.
-  static PyPlanCache* process_default() {
-    return new PyPlanCache(CacheHandles::table().default_cache(), CacheHandles::kDefaultCache);
+      : PyPlanCache(CacheRegistry::table().create(CacheLimits{max_entries, max_bytes, threads})) {}
+  // The cache `handle` names (0: the process's default, built on first use).
+  static PyPlanCache* named(std::uint64_t handle) {
+    return new PyPlanCache(NamedCache{handle, cache_named(handle)});
   }
-  ~PyPlanCache() {
-    if (handle_ != CacheHandles::kDefaultCache) CacheHandles::table().remove(handle_);
-  }
-  PyPlanCache(const PyPlanCache&) = delete;
-  PyPlanCache& operator=(const PyPlanCache&) = delete;
 
-  PlanCache& cache() { return *cache_; }
-  std::uint64_t handle() const { return handle_; }
+  PlanCache& cache() { return *named_.cache; }
+  std::uint64_t handle() const { return named_.handle; }
 
  private:
-  PyPlanCache(std::shared_ptr<PlanCache> cache, std::uint64_t handle)
-      : cache_(std::move(cache)), handle_(handle) {}
-
-  std::shared_ptr<PlanCache> cache_;
-  std::uint64_t handle_;
+  explicit PyPlanCache(NamedCache named) : named_(std::move(named)) {}
+  NamedCache named_;
 };
+
+nb::dict limits_as_dict(const CacheLimits& limits) {
+  nb::dict d;
+  d["max_entries"] = limits.max_entries;
+  d["max_bytes"] = limits.max_bytes;
+  d["threads"] = limits.threads;
+  return d;
+}
 
 nb::dict stats_as_dict(const CacheStats& s) {
   nb::dict d;
@@ -89,20 +89,6 @@ nb::dict metal_stats_as_dict(const PlanCache& cache) {
   return d;
 }
 
-using AnyArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
-
-// The spec of a transform described from Python, or ValueError.
-TransformSpec checked_spec(int kind, bool forward, int precision,
-                           const std::vector<std::int64_t>& in_shape,
-                           const std::vector<std::int64_t>& axes,
-                           const std::vector<std::int64_t>& lengths, double scale = 1.0) {
-  auto spec = spec_from_attributes(static_cast<TransformKind>(kind), forward,
-                                   static_cast<Precision>(precision), in_shape, axes, lengths,
-                                   scale);
-  if (!spec.has_value()) throw nb::value_error(spec.error().c_str());
-  return *spec;
-}
-
 // Raises the package's Python exception class `name` (jax_apple_fft.errors
 // defines them all, so that one base class catches every error we raise).
 void raise_package_error(const char* name, const char* message) {
@@ -117,9 +103,9 @@ NB_MODULE(_core, m) {
   using namespace jax_apple_fft;
   m.doc() = "Private extension of jax_apple_fft: FFI handlers and the native PlanCache.";
   // Caches that something long-lived still holds when the interpreter exits
-  // (a compiled function's parameters, a module attribute) are never freed:
-  // Python does not finalise everything at exit, and the process's memory
-  // goes with it. nanobind would report each as a leak.
+  // (a module attribute, a reference never released) are never freed: Python
+  // does not finalise everything at exit, and the process's memory goes with
+  // it. nanobind would report each as a leak.
   nb::set_leak_warnings(false);
 
   nb::register_exception_translator([](const std::exception_ptr& error, void*) {
@@ -148,12 +134,38 @@ NB_MODULE(_core, m) {
     return runnable;
   }, "The SIMD levels of this build that this CPU runs, narrowest first.");
 
+  // The vocabulary every layer shares; Python imports it from here.
+  nb::enum_<TransformKind>(m, "TransformKind",
+                           "C2C: complex to complex; R2C: real in, the n // 2 + 1 "
+                           "non-negative frequencies out; C2R: the reverse.")
+      .value("C2C", TransformKind::kC2C)
+      .value("R2C", TransformKind::kR2C)
+      .value("C2R", TransformKind::kC2R);
+  nb::enum_<Precision>(m, "Precision", "float32/complex64 or float64/complex128.")
+      .value("SINGLE", Precision::kSingle)
+      .value("DOUBLE", Precision::kDouble);
+  nb::enum_<MetalExecutorKind>(m, "MetalExecutorKind",
+                               "What runs a Metal plan: the Apple GPU or the emulator.")
+      .value("APPLE", MetalExecutorKind::apple)
+      .value("EMULATOR", MetalExecutorKind::emulator);
+
+  m.def(
+      "configure_default_cache",
+      [](std::size_t max_entries, std::size_t max_bytes, int threads) {
+        CacheRegistry::table().configure_default(CacheLimits{max_entries, max_bytes, threads});
+      },
+      nb::arg("max_entries"), nb::arg("max_bytes"), nb::arg("threads"),
+      "Sets the limits the default cache is built with; RuntimeError once it is built.");
+  m.def("default_cache_limits", [] { return limits_as_dict(CacheRegistry::table().default_limits()); },
+        "The limits the default cache has, or will be built with.");
+
   nb::class_<PyPlanCache>(m, "NativePlanCache")
       .def(nb::init<std::size_t, std::size_t, int>(), nb::arg("max_entries"),
            nb::arg("max_bytes"), nb::arg("threads"))
-      .def_static("process_default", &PyPlanCache::process_default,
+      .def_static("named", &PyPlanCache::named, nb::arg("handle"),
                   nb::rv_policy::take_ownership,
-                  "The process's default cache (handle 0, built on first use).")
+                  "The live cache of this handle (0: the process's default, built on first "
+                  "use); ValueError if none.")
       .def_prop_ro("handle", &PyPlanCache::handle)
       .def_prop_ro("threads", [](PyPlanCache& c) { return c.cache().limits().threads; })
       .def_prop_ro("max_entries", [](PyPlanCache& c) { return c.cache().limits().max_entries; })
@@ -166,80 +178,21 @@ NB_MODULE(_core, m) {
       .def("close", [](PyPlanCache& c) { c.cache().close(); },
            nb::call_guard<nb::gil_scoped_release>())
       .def(
-          "prepare_cpu",
-          [](PyPlanCache& c, int kind, bool forward, int precision, std::vector<std::int64_t> in_shape,
-             std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths) {
-            const TransformSpec spec = checked_spec(kind, forward, precision, in_shape, axes, lengths);
-            nb::gil_scoped_release release;
-            CpuTransform::prepare(spec, c.cache());
-          },
-          nb::arg("kind"), nb::arg("forward"), nb::arg("precision"), nb::arg("in_shape"),
-          nb::arg("axes"), nb::arg("lengths"),
-          "Builds (or finds) every plan a CPU transform needs, without running it.")
-      .def(
           "cpu_working_bytes",
-          [](PyPlanCache& c, int kind, bool forward, int precision, std::vector<std::int64_t> in_shape,
-             std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths) {
+          [](PyPlanCache& c, TransformKind kind, bool forward, Precision precision,
+             std::vector<std::int64_t> in_shape, std::vector<std::int64_t> axes,
+             std::vector<std::int64_t> lengths) {
             const TransformSpec spec = checked_spec(kind, forward, precision, in_shape, axes, lengths);
             return CpuTransform::working_bytes(spec, c.cache().workers().threads());
           },
           nb::arg("kind"), nb::arg("forward"), nb::arg("precision"), nb::arg("in_shape"),
           nb::arg("axes"), nb::arg("lengths"),
           "An upper bound of the bytes a CPU transform holds beyond its input and output "
-          "(temporary, scratch of every thread, plan tables), without building its plans.")
-      .def(
-          "describe_cpu",
-          [](PyPlanCache& c, int kind, bool forward, int precision, std::vector<std::int64_t> in_shape,
-             std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths) {
-            const TransformSpec spec = checked_spec(kind, forward, precision, in_shape, axes, lengths);
-            nb::gil_scoped_release release;
-            return CpuTransform::prepare(spec, c.cache())->plan().describe();
-          },
-          nb::arg("kind"), nb::arg("forward"), nb::arg("precision"), nb::arg("in_shape"),
-          nb::arg("axes"), nb::arg("lengths"),
-          "The CPU plan of a transform on this cache's threads, one line per pass.")
-      .def(
-          "profile_cpu",
-          [](PyPlanCache& c, int kind, bool forward, int precision, std::vector<std::int64_t> in_shape,
-             std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths, AnyArray input,
-             AnyArray output, double scale) {
-            const TransformSpec spec =
-                checked_spec(kind, forward, precision, in_shape, axes, lengths, scale);
-            const std::size_t real = precision == 0 ? 4 : 8;
-            auto bytes = [&](const std::vector<std::int64_t>& shape, bool complex) {
-              std::size_t count = 1;
-              for (std::int64_t d : shape) count *= static_cast<std::size_t>(d);
-              return count * real * (complex ? 2 : 1);
-            };
-            if (input.nbytes() != bytes(spec.in_shape, spec.kind != TransformKind::kR2C) ||
-                output.nbytes() != bytes(spec.out_shape, spec.kind != TransformKind::kC2R))
-              throw nb::value_error("input and output must hold exactly the transform's tensors");
-            CpuProfile profile;
-            {
-              nb::gil_scoped_release release;
-              auto transform = CpuTransform::prepare(spec, c.cache());
-              profile = transform->profile(input.data(), output.data(), c.cache());
-            }
-            nb::list passes;
-            for (const CpuPassProfile& p : profile.passes) {
-              nb::dict d;
-              d["seconds"] = p.seconds;
-              d["busy_seconds"] = p.busy_seconds;
-              d["tasks"] = p.tasks;
-              passes.append(d);
-            }
-            nb::dict result;
-            result["seconds"] = profile.seconds;
-            result["passes"] = passes;
-            return result;
-          },
-          nb::arg("kind"), nb::arg("forward"), nb::arg("precision"), nb::arg("in_shape"),
-          nb::arg("axes"), nb::arg("lengths"), nb::arg("input"), nb::arg("output"),
-          nb::arg("scale") = 1.0,
-          "Runs a CPU transform on dense C-contiguous buffers (the same one for in place), "
-          "timing each pass and each thread's tasks. A measuring instrument.");
+          "(temporary, scratch of every thread, plan tables), without building its plans.");
 
-  bind_metal(m);
+  nb::module_ testing = m.def_submodule("testing");
+  bind_testing(testing);
+  bind_metal(m, testing);
 
   m.def("cpu_handlers", [] {
     nb::dict d;

@@ -1,4 +1,4 @@
-#include "ffi/metal_bindings.h"
+#include "python/metal_bindings.h"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/array.h>
@@ -15,6 +15,7 @@
 #include "metal/emulator/metal_emulator.h"
 #include "metal/metal_planner.h"
 #include "metal/shader_source.h"
+#include "spec/transform_spec.h"
 
 namespace nb = nanobind;
 
@@ -129,13 +130,25 @@ nb::list bound_addresses(const MetalPlan& plan, std::size_t index, std::uint64_t
   return list;
 }
 
+MetalTransform metal_transform(TransformKind kind) {
+  switch (kind) {
+    case TransformKind::kC2C:
+      return MetalTransform::c2c;
+    case TransformKind::kR2C:
+      return MetalTransform::r2c;
+    case TransformKind::kC2R:
+      return MetalTransform::c2r;
+  }
+  throw nb::value_error("unknown transform kind");
+}
+
 MetalLayout layout_from(const std::array<std::int64_t, 3>& strides) {
   return MetalLayout{strides[0], strides[1], strides[2]};
 }
 
 }  // namespace
 
-void bind_metal(nb::module_& m) {
+void bind_metal(nb::module_& m, nb::module_& testing) {
   nb::class_<PyMetalPlan>(m, "MetalPlan", "Dispatch records of one Metal FFT plan.")
       .def_prop_ro("key", [](const PyMetalPlan& p) { return p.plan->key.describe(); })
       .def_prop_ro("dispatches", [](const PyMetalPlan& p) { return dispatches_as_list(*p.plan); })
@@ -166,11 +179,11 @@ void bind_metal(nb::module_& m) {
 
   m.def(
       "metal_emulator_plan",
-      [](int kind, bool forward, std::int64_t n, std::int64_t outer_count,
+      [](TransformKind kind, bool forward, std::int64_t n, std::int64_t outer_count,
          std::int64_t inner_count, std::array<std::int64_t, 3> in_strides,
          std::array<std::int64_t, 3> out_strides, double scale) {
         MetalRequest request;
-        request.kind = static_cast<MetalTransform>(kind);
+        request.kind = metal_transform(kind);
         request.forward = forward;
         request.n = n;
         request.outer_count = outer_count;
@@ -183,17 +196,17 @@ void bind_metal(nb::module_& m) {
       },
       nb::arg("kind"), nb::arg("forward"), nb::arg("n"), nb::arg("outer_count"),
       nb::arg("inner_count"), nb::arg("in_strides"), nb::arg("out_strides"), nb::arg("scale"),
-      "Plans a Metal FFT. kind: 0 C2C, 1 R2C, 2 C2R; strides are (element, inner, outer) "
+      "Plans a Metal FFT; strides are (element, inner, outer) "
       "in units of each side's element type.");
 
-  m.def(
+  testing.def(
       "metal_library_source",
       [](const std::string& main_file) { return amalgamated_shader_source(main_file); },
       nb::arg("main_file"),
       "The kernel library as the one text a Mac compiles at run time when no .metallib "
       "was built.");
 
-  nb::class_<MetalEmulator>(m, "MetalEmulator",
+  nb::class_<MetalEmulator>(testing, "MetalEmulator",
                             "Runs Metal plans on the CPU, one OS thread per GPU thread.")
       .def(nb::init<std::uint32_t>(), nb::arg("concurrent_groups") = 1)
       .def_prop_ro("concurrent_groups", &MetalEmulator::concurrent_groups)
