@@ -6,7 +6,7 @@ other code, except through the level's entry point. Otherwise a CPU without
 AVX could meet an AVX instruction where the linker kept the copy of an
 inline function compiled for AVX2.
 
-    python tools/check_simd_isolation.py build/dev/backend_tests [...]
+    python tools/check_simd_isolation.py build/dev/cxx_tests [...]
 
 Also checks that no symbol the build renamed is left undefined. Needs
 binutils' objdump and nm, and a symbol table (the C++ test programs have one;

@@ -59,13 +59,14 @@ class CpuTransformImpl final : public CpuTransform {
     auto sizer = [&](const LinePlanChoice& c) -> std::size_t {
       if (plans_.size() <= c.pass) plans_.resize(c.pass + 1);
       PassPlans<T>& p = plans_[c.pass];
+      const bool groups = c.layout == LineLayout::kSimdGroups;
       if (c.real) {
-        auto plan = get_line_plan<RealEngine<T>, T>(cache, true, c.n, c.in_line);
-        (c.lane_layout ? p.real_lanes : p.real_single) = plan;
+        auto plan = get_line_plan<RealEngine<T>, T>(cache, true, c.n, c.layout);
+        (groups ? p.real_groups : p.real_one_line) = plan;
         return plan->engine.bufsize();
       }
-      auto plan = get_line_plan<ComplexEngine<T>, T>(cache, false, c.n, c.in_line);
-      (c.lane_layout ? p.complex_lanes : p.complex_single) = plan;
+      auto plan = get_line_plan<ComplexEngine<T>, T>(cache, false, c.n, c.layout);
+      (groups ? p.complex_groups : p.complex_one_line) = plan;
       return plan->engine.bufsize();
     };
     plan_ = plan_cpu_transform(spec, machine(cache.workers().threads()), sizer);
@@ -101,19 +102,23 @@ class CpuTransformImpl final : public CpuTransform {
   const CpuPlan& plan() const override { return plan_; }
 
   void execute(const void* in, void* out, PlanCache& cache) const override {
-    run(in, out, cache, nullptr);
+    NoProfiler none;
+    run(in, out, cache, none);
   }
 
   CpuProfile profile(const void* in, void* out, PlanCache& cache) const override {
     CpuProfile profile;
+    CpuProfiler profiler(profile);
     const auto start = std::chrono::steady_clock::now();
-    run(in, out, cache, &profile);
+    run(in, out, cache, profiler);
     profile.seconds = seconds_since(start);
     return profile;
   }
 
  private:
-  void run(const void* in, void* out, PlanCache& cache, CpuProfile* profile) const {
+  // Runs the passes; `profiler` (cpu_profile.h) times what it chooses to.
+  template <class Profiler>
+  void run(const void* in, void* out, PlanCache& cache, Profiler& profiler) const {
     if (spec_.empty()) {
       // An empty input with a non-empty output (length-0 transform) sums nothing.
       std::memset(out, 0, out_count() * out_element_bytes());
@@ -128,17 +133,11 @@ class CpuTransformImpl final : public CpuTransform {
     // Every output element is written: fresh pages may as well be huge ones.
     advise_huge_pages(out, out_bytes);
     ScratchArena::Lease temp = cache.scratch().acquire(temp_bytes());
-    if (profile) profile->passes.resize(plan_.passes.size());
-    for (std::size_t i = 0; i < plan_.passes.size(); ++i) {
-      if (!profile) {
-        run_pass(plan_.passes[i], plans_[i], in, out, temp.data(), cache, stream, nullptr);
-        continue;
-      }
-      const auto start = std::chrono::steady_clock::now();
-      PassRecorder recorder(profile->passes[i]);
-      run_pass(plan_.passes[i], plans_[i], in, out, temp.data(), cache, stream, &recorder);
-      profile->passes[i].seconds = seconds_since(start);
-    }
+    profiler.start(plan_.passes.size());
+    for (std::size_t i = 0; i < plan_.passes.size(); ++i)
+      profiler.time_pass(i, [&](typename Profiler::Pass& pass_profiler) {
+        run_pass(plan_.passes[i], plans_[i], in, out, temp.data(), cache, stream, pass_profiler);
+      });
   }
 
   std::size_t out_count() const {
@@ -153,8 +152,9 @@ class CpuTransformImpl final : public CpuTransform {
     return static_cast<std::size_t>(plan_.temp_elements) * sizeof(Cmplx<T>);
   }
 
+  template <class PassProfiler>
   void run_pass(const CpuPass& pass, const PassPlans<T>& plans, const void* in, void* out,
-                void* temp, PlanCache& cache, Streaming stream, PassRecorder* recorder) const {
+                void* temp, PlanCache& cache, Streaming stream, PassProfiler& profiler) const {
     auto pointer = [&](Buffer b) -> void* {
       if (b == Buffer::kInput) return const_cast<void*>(in);
       return b == Buffer::kOutput ? out : temp;
@@ -164,15 +164,14 @@ class CpuTransformImpl final : public CpuTransform {
     const LineWalker walker(pass.shape, pass.src_strides, pass.dst_strides, pass.axis);
     const T fct = pass.last ? static_cast<T>(spec_.scale) : T(1);
     if (half_length_op(pass.op))
-      return run_half_length(pass, plans, walker, src, dst, fct, cache, recorder);
+      return run_half_length(pass, plans, walker, src, dst, fct, cache, profiler);
     const std::int64_t lines = walker.lines();
     const std::int64_t group = static_cast<std::int64_t>(pass.lanes);
     const std::size_t scratch_bytes =
         pass.bunch * pass.group_scratch * pass.lanes * sizeof(Cmplx<T>);
 
     auto run_task = [&](std::size_t task, void* scratch) {
-      const auto started = recorder ? std::chrono::steady_clock::now()
-                                    : std::chrono::steady_clock::time_point{};
+      auto timing = profiler.task_started();
       const std::int64_t first = static_cast<std::int64_t>(task) * pass.groups_per_task * group;
       const std::int64_t end = std::min(lines, first + pass.groups_per_task * group);
       LineWalker w = walker;
@@ -188,7 +187,7 @@ class CpuTransformImpl final : public CpuTransform {
       if (pass.lanes >= kLanes / 4) line = run_groups<kLanes / 4>(range, w, line, end);
       run_groups<1>(range, w, line, end);
       if (range.stream.lines || range.stream.tiles) stream_fence();
-      if (recorder) recorder->task_done(seconds_since(started));
+      timing.done();
     };
     // A task runs where its scratch can be had without a throw (see
     // ScratchArena::try_acquire); one that cannot have it is left to this
@@ -212,14 +211,14 @@ class CpuTransformImpl final : public CpuTransform {
 
   // A pack or unpack pass (half_length.h): its tasks split each line's pairs
   // of bins into pass.tasks / lines ranges (the planner makes it a multiple).
+  template <class PassProfiler>
   void run_half_length(const CpuPass& pass, const PassPlans<T>& plans, const LineWalker& walker,
                        const void* src, void* dst, T fct, PlanCache& cache,
-                       PassRecorder* recorder) const {
+                       PassProfiler& profiler) const {
     const std::int64_t h = pass.n / 2, chunks = pass.tasks / walker.lines();
     const Cmplx<T>* w = plans.half_length->values.data();
     cache.workers().parallel_for(static_cast<std::size_t>(pass.tasks), [&](std::size_t task) {
-      const auto started = recorder ? std::chrono::steady_clock::now()
-                                    : std::chrono::steady_clock::time_point{};
+      auto timing = profiler.task_started();
       const std::int64_t line = static_cast<std::int64_t>(task) / chunks;
       const PairRange range = pair_range(h, chunks, static_cast<std::int64_t>(task) % chunks);
       LineWalker at = walker;
@@ -230,7 +229,7 @@ class CpuTransformImpl final : public CpuTransform {
         unpack_half_length(values, h, w, range, fct, pass.forward);
       else
         pack_half_length(bins, values, h, w, range, pass.forward);
-      if (recorder) recorder->task_done(seconds_since(started));
+      timing.done();
     });
   }
 

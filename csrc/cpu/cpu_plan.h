@@ -28,6 +28,18 @@ inline bool half_length_op(LineOp op) {
   return op == LineOp::kPackHalfLength || op == LineOp::kUnpackHalfLength;
 }
 
+// The layout a pocketfft line plan is built for: a SIMD group's lines, one
+// in each lane of its vectors; one line at a time; or one line at a time
+// vectorised inside the line (pocketfft's own layout, for long lines).
+enum class LineLayout { kSimdGroups, kOneLine, kOneLineVectorised };
+
+// The pocketfft line plans a pass runs: one for whole SIMD groups, and one
+// for the lines left over from them, one at a time.
+struct PassLinePlans {
+  bool simd_groups = false;            // a LineLayout::kSimdGroups plan
+  std::optional<LineLayout> one_line;  // kOneLine or kOneLineVectorised, if any
+};
+
 // A line of n = rows * columns points as a rows x columns matrix (four_step.h).
 struct FourStepSplit {
   std::int64_t rows, columns;  // rows <= columns
@@ -49,12 +61,7 @@ struct CpuPass {
 
   std::size_t lanes = 1;  // widest SIMD group: lines transformed at once
   std::size_t bunch = 1;  // SIMD groups gathered and scattered together
-  // pocketfft line plans the pass runs: one laid out for SIMD groups, and
-  // one for lines one at a time (for lines beyond whole groups), which
-  // vectorises inside the line where `single_in_line` says so.
-  bool lane_plan = false;
-  bool single_plan = false;
-  bool single_in_line = false;
+  PassLinePlans line_plans;
   // Short contiguous source lines: each bunch asks for the memory of the
   // lines that follow it (line_kernels.h).
   bool prefetch_ahead = false;

@@ -46,7 +46,7 @@ std::size_t CpuMachine::narrowest_group(std::size_t lanes) const {
   return narrowest;
 }
 
-std::optional<FourStepSplit> four_step_split(std::int64_t n, std::int64_t min_length) {
+std::optional<FourStepSplit> most_square_split(std::int64_t n, std::int64_t min_length) {
   if (n < min_length || n > kMaxLineLength) return std::nullopt;
   auto rows = static_cast<std::int64_t>(std::sqrt(static_cast<double>(n)));
   while (rows * rows > n) --rows;
@@ -155,7 +155,7 @@ class Planner {
     const std::int64_t axis = whole.axis;
     const Buffer src = whole.src, dst = whole.dst;
     const bool temp_free = src != Buffer::kTemp && dst != Buffer::kTemp;
-    const auto split = four_step_split(whole.n, kFourStepMinLength);
+    const auto split = most_square_split(whole.n, kFourStepMinLength);
     if (!(temp_free && whole.contiguous() && split)) return add(std::move(whole));
     const auto view = [&](std::vector<std::int64_t> v, std::int64_t outer, std::int64_t inner) {
       v[axis] = outer;
@@ -194,7 +194,7 @@ class Planner {
   // others idle, where the complex line of half the length splits four-step.
   bool half_length_pays(const CpuPass& whole) const {
     return whole.n % 2 == 0 && whole.lines() < machine_.threads &&
-           four_step_split(whole.n / 2, kFourStepMinLength).has_value();
+           most_square_split(whole.n / 2, kFourStepMinLength).has_value();
   }
 
   // The real pass as a complex one of n / 2 points (half_length.h): R2C
@@ -274,16 +274,18 @@ class Planner {
     if (single_may_win && p.contiguous() && !fits_half_l2(lanes) && fits_half_l2(1)) lanes = 1;
     p.lanes = lanes;
     const std::size_t narrowest = machine_.narrowest_group(lanes);
-    p.lane_plan = lanes > 1;
-    p.single_plan = narrowest == 1 || lines % static_cast<std::int64_t>(narrowest) != 0;
-    p.single_in_line = p.n >= 300 && p.n % 4 == 0;  // pocketfft's own rule
+    p.line_plans.simd_groups = lanes > 1;
+    if (narrowest == 1 || lines % static_cast<std::int64_t>(narrowest) != 0) {
+      const bool vectorised = p.n >= 300 && p.n % 4 == 0;  // pocketfft's own rule
+      p.line_plans.one_line = vectorised ? LineLayout::kOneLineVectorised : LineLayout::kOneLine;
+    }
     p.prefetch_ahead = p.src_strides[p.axis] == 1 && p.n <= kShortLineMaxLength;
     const std::size_t pass_index = plan_.passes.size();
     std::size_t bufsize = 0;
-    if (p.lane_plan)
-      bufsize = std::max(bufsize, sizer_({pass_index, true, real, p.n, false}));
-    if (p.single_plan)
-      bufsize = std::max(bufsize, sizer_({pass_index, false, real, p.n, p.single_in_line}));
+    if (p.line_plans.simd_groups)
+      bufsize = std::max(bufsize, sizer_({pass_index, LineLayout::kSimdGroups, real, p.n}));
+    if (p.line_plans.one_line)
+      bufsize = std::max(bufsize, sizer_({pass_index, *p.line_plans.one_line, real, p.n}));
     const std::size_t length = static_cast<std::size_t>(p.n);
     p.group_scratch = real ? (length + bufsize + 1) / 2 : 2 * length + bufsize;
   }

@@ -35,10 +35,9 @@ struct CpuMachine {
 // it (through the PlanCache) and returns its buffer size in values.
 struct LinePlanChoice {
   std::size_t pass;
-  bool lane_layout;  // the plan for SIMD groups; else for one line at a time
+  LineLayout layout;
   bool real;
   std::int64_t n;
-  bool in_line;  // pocketfft's layout that vectorises inside one line
 };
 using LinePlanSizer = std::function<std::size_t(const LinePlanChoice&)>;
 
@@ -62,7 +61,7 @@ constexpr std::int64_t kMinBytesToShare = std::int64_t(2) << 20;
 constexpr std::int64_t kTasksPerThread = 4;
 
 // The most square split of n, if n is at least min_length and has one.
-std::optional<FourStepSplit> four_step_split(std::int64_t n, std::int64_t min_length);
+std::optional<FourStepSplit> most_square_split(std::int64_t n, std::int64_t min_length);
 
 // The plan of `spec` (which must pass spec.check()). Calls `sizer` once for
 // every line plan a pass needs, in pass order.

@@ -1,6 +1,8 @@
 // Where a CPU transform's time goes: per pass, its wall time and each
 // thread's busy time and task count. Filled by CpuTransform::profile, a
-// measuring instrument (benchmarks/stages.py); execute() records nothing.
+// measuring instrument (benchmarks/stages.py). The driver takes its
+// profiler as a policy (cpu_kernels.cc): execute() runs it with
+// NoProfiler, whose hooks compile to nothing; profile() with CpuProfiler.
 #pragma once
 
 #include <chrono>
@@ -49,5 +51,59 @@ class PassRecorder {
 inline double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+
+// The driver's profiler policy, for execute(): records nothing.
+struct NoProfiler {
+  // The hooks of one pass's tasks.
+  struct Pass {
+    struct Task {
+      void done() {}
+    };
+    Task task_started() { return {}; }
+  };
+  void start(std::size_t /*passes*/) {}
+  template <class RunPass>
+  void time_pass(std::size_t /*index*/, const RunPass& run_pass) {
+    Pass pass;
+    run_pass(pass);
+  }
+};
+
+// The driver's profiler policy for profile(): times every pass, and every
+// task on the thread that ran it (a clock read and a lock per task).
+class CpuProfiler {
+ public:
+  class Pass {
+   public:
+    explicit Pass(CpuPassProfile& profile) : recorder_(profile) {}
+    class Task {
+     public:
+      explicit Task(PassRecorder& recorder)
+          : recorder_(recorder), started_(std::chrono::steady_clock::now()) {}
+      void done() { recorder_.task_done(seconds_since(started_)); }
+
+     private:
+      PassRecorder& recorder_;
+      std::chrono::steady_clock::time_point started_;
+    };
+    Task task_started() { return Task(recorder_); }
+
+   private:
+    PassRecorder recorder_;
+  };
+
+  explicit CpuProfiler(CpuProfile& profile) : profile_(profile) {}
+  void start(std::size_t passes) { profile_.passes.resize(passes); }
+  template <class RunPass>
+  void time_pass(std::size_t index, const RunPass& run_pass) {
+    const auto start = std::chrono::steady_clock::now();
+    Pass pass(profile_.passes[index]);
+    run_pass(pass);
+    profile_.passes[index].seconds = seconds_since(start);
+  }
+
+ private:
+  CpuProfile& profile_;
+};
 
 }  // namespace jax_apple_fft

@@ -1,7 +1,8 @@
 // The line kernels of the CPU backend: gathering a bunch of lines from
 // strided memory into SIMD groups, transforming them with pocketfft line
-// plans, and scattering them back (plain, paired or streaming stores).
-// Included by cpu_kernels.cc only.
+// plans, and scattering them back (plain, paired or streaming stores). The
+// walk over a pass's lines is line_walker.h; the memory access patterns
+// bunch_access.h. Included by cpu_kernels.cc only.
 #pragma once
 
 #include <array>
@@ -11,12 +12,14 @@
 #include <vector>
 #include <type_traits>
 
+#include "cpu/bunch_access.h"
 #include "cpu/cpu_plan.h"
 #include "cpu/cpu_planner.h"
 #include "cpu/four_step.h"
 #include "cpu/half_length.h"
 #include "cpu/lane_tiles.h"
 #include "cpu/line_plans.h"
+#include "cpu/line_walker.h"
 #include "cpu/simd_namespace.h"
 #include "cpu/stream_copy.h"
 
@@ -34,8 +37,9 @@ struct Streaming {
 // The line plans and twiddles of one pass, resolved through the PlanCache.
 template <class T>
 struct PassPlans {
-  std::shared_ptr<const LinePlan<ComplexEngine<T>>> complex_lanes, complex_single;
-  std::shared_ptr<const LinePlan<RealEngine<T>>> real_lanes, real_single;
+  // Plans for whole SIMD groups, and for lines one at a time.
+  std::shared_ptr<const LinePlan<ComplexEngine<T>>> complex_groups, complex_one_line;
+  std::shared_ptr<const LinePlan<RealEngine<T>>> real_groups, real_one_line;
   std::shared_ptr<const FourStepTwiddles<T>> twiddles;
   std::shared_ptr<const HalfLengthTwiddles<T>> half_length;
 };
@@ -52,127 +56,6 @@ struct TaskLines {
   bool forward;
   Streaming stream;  // none but in the last pass
 };
-
-// Walks the lines of one pass: every index of the dimensions other than the
-// pass axis, in row-major order, tracking source and destination offsets.
-// Its state is inline, so that a worker copies it without allocating.
-class LineWalker {
- public:
-  LineWalker(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& src_strides,
-             const std::vector<std::int64_t>& dst_strides, std::int64_t axis) {
-    if (shape.size() > kMaxRank + 1) throw std::invalid_argument("too many dimensions");
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-      if (static_cast<std::int64_t>(d) == axis) continue;
-      extent_[dims_] = shape[d];
-      src_step_[dims_] = src_strides[d];
-      dst_step_[dims_] = dst_strides[d];
-      index_[dims_++] = 0;
-    }
-  }
-  std::int64_t lines() const {
-    std::int64_t n = 1;
-    for (std::size_t d = 0; d < dims_; ++d) n *= extent_[d];
-    return n;
-  }
-  void seek(std::int64_t line) {
-    src_ = dst_ = 0;
-    for (std::size_t d = dims_; d-- > 0;) {
-      index_[d] = line % extent_[d];
-      line /= extent_[d];
-      src_ += index_[d] * src_step_[d];
-      dst_ += index_[d] * dst_step_[d];
-    }
-  }
-  void next() {
-    for (std::size_t d = dims_; d-- > 0;) {
-      src_ += src_step_[d];
-      dst_ += dst_step_[d];
-      if (++index_[d] < extent_[d]) return;
-      src_ -= index_[d] * src_step_[d];
-      dst_ -= index_[d] * dst_step_[d];
-      index_[d] = 0;
-    }
-  }
-  std::int64_t src() const { return src_; }
-  std::int64_t dst() const { return dst_; }
-
- private:
-  // A four-step view adds one dimension to the spec's rank and leaves out its axis.
-  std::array<std::int64_t, kMaxRank> extent_{}, src_step_{}, dst_step_{}, index_{};
-  std::size_t dims_ = 0;
-  std::int64_t src_ = 0, dst_ = 0;
-};
-
-// Moves `lanes` values between a plain array and a SIMD vector (or a scalar
-// when V is T). Whole-vector loads and stores: per-lane writes into a SIMD
-// object cost several times more.
-template <class V, class T>
-inline V load_lanes(const T* values) {
-  if constexpr (std::is_same_v<V, T>) return values[0];
-  else return V(values, ducc::element_aligned_tag());
-}
-template <class V, class T>
-inline void store_lanes(const V& v, T* values) {
-  if constexpr (std::is_same_v<V, T>) values[0] = v;
-  else v.copy_to(values, ducc::element_aligned_tag());
-}
-
-// Strided lines defeat the hardware prefetcher: every element of a line is
-// on another page. Asking for the element this far ahead, once per SIMD
-// group (whose lanes share a cache line when the lines are neighbours), hides
-// the latency (a quarter off the four-step passes of long lines).
-constexpr std::int64_t kPrefetchDistance = 8;
-
-// Calls visit(g, i) for elements first <= i < n of every SIMD group g of a
-// bunch whose lines start at base + offsets[g * lanes] with the given
-// element stride.
-// Contiguous lines are visited one after another (a plain loop the compiler
-// vectorises, faster than the bunched order there);
-// strided ones element by element across the bunch, so neighbouring lines
-// are touched together, prefetching ahead.
-template <bool kForWrite, class C, class Visit>
-inline void for_each_in_bunch(C* base, const std::int64_t* offsets, std::int64_t stride,
-                              std::size_t groups, std::size_t lanes, std::int64_t first,
-                              std::int64_t n, const Visit& visit) {
-  if (stride == 1) {
-    for (std::size_t g = 0; g < groups; ++g)
-      for (std::int64_t i = first; i < n; ++i) visit(g, i);
-    return;
-  }
-  if (groups == 1) {  // the same, with the group index known
-    for (std::int64_t i = first; i < n; ++i) {
-      if (i + kPrefetchDistance < n)
-        __builtin_prefetch(base + offsets[0] + (i + kPrefetchDistance) * stride, kForWrite ? 1 : 0);
-      visit(0, i);
-    }
-    return;
-  }
-  for (std::int64_t i = first; i < n; ++i) {
-    if (i + kPrefetchDistance < n)
-      for (std::size_t g = 0; g < groups; ++g)
-        __builtin_prefetch(base + offsets[g * lanes] + (i + kPrefetchDistance) * stride,
-                           kForWrite ? 1 : 0);
-    for (std::size_t g = 0; g < groups; ++g) visit(g, i);
-  }
-}
-
-// A bunch of short lines (CpuPass::prefetch_ahead) asks for the memory
-// kShortLineGroupsAhead bunches on, where dense lines continue. The addresses
-// are computed as integers: past the buffer's end they are no object's, and a
-// prefetch of them is harmless.
-constexpr std::size_t kShortLineGroupsAhead = 2;
-
-template <class E>
-inline void prefetch_following_lines(const E* base, const std::int64_t* offsets,
-                                     std::size_t lines, std::int64_t elements) {
-  const std::uintptr_t bytes = static_cast<std::uintptr_t>(elements) * sizeof(E);
-  const std::uintptr_t ahead = kShortLineGroupsAhead * lines * bytes;
-  for (std::size_t k = 0; k < lines; ++k) {
-    const std::uintptr_t line = reinterpret_cast<std::uintptr_t>(base + offsets[k]) + ahead;
-    for (std::uintptr_t b = 0; b < bytes; b += 64)
-      __builtin_prefetch(reinterpret_cast<const void*>(line + b), 0);
-  }
-}
 
 template <class T>
 class LineKernels {
@@ -191,7 +74,7 @@ class LineKernels {
     const std::int64_t ds = pass.dst_strides[pass.axis];
     const auto* s = static_cast<const Cmplx<T>*>(r.src);
     auto* d = static_cast<Cmplx<T>*>(r.dst);
-    const auto& plan = lanes == 1 ? r.plans.complex_single : r.plans.complex_lanes;
+    const auto& plan = lanes == 1 ? r.plans.complex_one_line : r.plans.complex_groups;
     auto* scratch = static_cast<Cmplx<V>*>(r.scratch);
     const std::size_t stride = pass.group_scratch;
     alignas(64) T re[lanes], im[lanes];
@@ -280,7 +163,7 @@ class LineKernels {
     const std::int64_t ss = pass.src_strides[pass.axis];
     const std::int64_t ds = pass.dst_strides[pass.axis];
     alignas(64) T re[lanes], im[lanes];
-    const auto& plan = lanes == 1 ? r.plans.real_single : r.plans.real_lanes;
+    const auto& plan = lanes == 1 ? r.plans.real_one_line : r.plans.real_groups;
     // pocketfft's real layout ("halfcomplex"): r0, r1, i1, r2, i2, ... [, r_{n/2}].
     V* line[kMaxBunch];  // group_scratch counts complex vectors, two V each
     for (std::size_t g = 0; g < groups; ++g)

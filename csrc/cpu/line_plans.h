@@ -20,6 +20,12 @@ namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 namespace ducc = ::DUCC0_NAMESPACE;
 namespace pocketfft = ::DUCC0_NAMESPACE::detail_fft;
 
+// pocketfft's flag for its layout that vectorises inside one line; its other
+// layout serves SIMD groups and lone lines alike.
+inline bool vectorised_in_line(LineLayout layout) {
+  return layout == LineLayout::kOneLineVectorised;
+}
+
 // A line transform of one length: pocketfft's, or Rader's algorithm
 // (rader.h) where the length is a prime it applies to. The interface is
 // pocketfft_c's and pocketfft_r's: exec transforms `in` (complex values, or
@@ -28,11 +34,11 @@ namespace pocketfft = ::DUCC0_NAMESPACE::detail_fft;
 template <class T, class Pocketfft, bool kReal>
 class LineEngine {
  public:
-  LineEngine(std::size_t n, bool single_line) {
+  LineEngine(std::size_t n, LineLayout layout) {
     if (rader::applies(n))
       rader_.emplace(n, kReal);
     else
-      pocketfft_.emplace(n, single_line);
+      pocketfft_.emplace(n, vectorised_in_line(layout));
   }
   std::size_t bufsize() const {
     // Rader's scratch is complex values, two real ones each.
@@ -64,26 +70,27 @@ using RealEngine = LineEngine<T, pocketfft::pocketfft_r<T>, true>;
 template <class Engine>
 class LinePlan final : public CachedValue {
  public:
-  LinePlan(std::size_t n, bool single_line) : engine(n, single_line) {}
+  LinePlan(std::size_t n, LineLayout layout) : engine(n, layout) {}
   std::size_t bytes() const override { return sizeof(*this) + engine.footprint(); }
   const Engine engine;
 };
 
-// Cache key for a line plan. `single_line` asks pocketfft for its
-// layout that vectorises inside one long transform.
+// Cache key for a line plan: layouts that build the same pocketfft plan
+// share it.
 template <class T>
-PlanKey line_plan_key(bool real, std::int64_t n, bool single_line) {
-  return PlanKey{plan_family("line"), {sizeof(T), real ? 1 : 0, n, single_line ? 1 : 0}};
+PlanKey line_plan_key(bool real, std::int64_t n, LineLayout layout) {
+  return PlanKey{plan_family("line"),
+                 {sizeof(T), real ? 1 : 0, n, vectorised_in_line(layout) ? 1 : 0}};
 }
 
 template <class Engine, class T>
 std::shared_ptr<const LinePlan<Engine>> get_line_plan(PlanCache& cache, bool real,
-                                                      std::int64_t n, bool single_line) {
-  return cache.get<LinePlan<Engine>>(line_plan_key<T>(real, n, single_line), [&] {
+                                                      std::int64_t n, LineLayout layout) {
+  return cache.get<LinePlan<Engine>>(line_plan_key<T>(real, n, layout), [&] {
     if (n > kMaxLineLength)
       throw std::length_error("transform length " + std::to_string(n) +
                               " exceeds the supported maximum 2^36");
-    return std::make_shared<const LinePlan<Engine>>(static_cast<std::size_t>(n), single_line);
+    return std::make_shared<const LinePlan<Engine>>(static_cast<std::size_t>(n), layout);
   });
 }
 

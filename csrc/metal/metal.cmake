@@ -1,8 +1,9 @@
 # The Metal room: kernels (shaders/), planner, executors and their tests.
 # Rooms: this folder holds the planner and the executor interface; emulator/
-# the CPU emulator; apple/ the Apple executor (macOS); tests/ the C++ tests.
-# The CUDA verifier of the same dispatch records is verification/cuda/.
-# Included by the top-level CMakeLists.txt after the _core target (if any).
+# the CPU emulator; apple/ the Apple executor (macOS). Its C++ tests are in
+# tests/cpp/metal/; the CUDA verifier of the same dispatch records is
+# verification/cuda/. Included by the top-level CMakeLists.txt after the
+# _core target (if any), which links this library.
 # The emulator executor builds everywhere; on macOS the Apple executor, the
 # .metallib (when the Metal toolchain exists) and the kernel sources join it.
 
@@ -31,19 +32,4 @@ target_compile_options(jax_apple_fft_metal PRIVATE -fno-fast-math)
 
 if(APPLE)
   include(${CMAKE_CURRENT_LIST_DIR}/apple/apple.cmake)
-endif()
-
-if(TARGET _core)
-  target_sources(_core PRIVATE
-    ${PROJECT_SOURCE_DIR}/csrc/python/metal_bindings.cc
-    ${PROJECT_SOURCE_DIR}/csrc/ffi/metal_target.cc)
-  target_link_libraries(_core PRIVATE jax_apple_fft_metal)
-endif()
-
-if(JAX_APPLE_FFT_CXX_TESTS)
-  add_executable(metal_emulator_tests
-    ${CMAKE_CURRENT_LIST_DIR}/tests/metal_emulator_tests.cc
-    ${CMAKE_CURRENT_LIST_DIR}/tests/racy_kernel.cc
-  )
-  target_link_libraries(metal_emulator_tests PRIVATE jax_apple_fft_metal)
 endif()

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cpu/cpu_planner.h"
-#include "expect.h"
+#include "harness.h"
 
 using namespace jax_apple_fft;
 using test_support::expect;
@@ -59,8 +59,10 @@ void test_one_axis_c2c() {
   expect(p.lines() == 512 && p.n == 4096, "512 lines of 4096");
   // 512 * 4096 / 2^17 = 16 tasks, 64 groups: 4 groups each.
   expect(p.tasks == 16 && p.groups_per_task == 4, "16 tasks of 4 groups: " + r.plan.describe());
-  expect(p.lane_plan && !p.single_plan, "512 lines fill whole groups: no single-line plan");
-  expect(r.choices.size() == 1 && r.choices[0].lane_layout && !r.choices[0].real,
+  expect(p.line_plans.simd_groups && !p.line_plans.one_line,
+         "512 lines fill whole groups: no single-line plan");
+  expect(r.choices.size() == 1 && r.choices[0].layout == LineLayout::kSimdGroups &&
+             !r.choices[0].real,
          "the sizer asked once, for the lane plan");
   expect(r.plan.temp_elements == 0, "no temporary");
 }
@@ -75,9 +77,11 @@ void test_lone_lines_need_a_single_line_plan() {
   const Recorded r = plan_of(spec(TransformKind::kC2C, {13, 300}, {1}), machine(4, 1));
   const CpuPass& p = r.plan.passes[0];
   // 13 lines: 8 in a group, 4 in a half group, 1 alone (narrowest group is 2).
-  expect(p.lanes == 8 && p.lane_plan && p.single_plan, "13 lines: groups and a lone line");
-  expect(p.single_in_line, "300 points, a multiple of 4: pocketfft vectorises inside the line");
-  expect(r.choices.size() == 2 && !r.choices[1].lane_layout && r.choices[1].in_line,
+  expect(p.lanes == 8 && p.line_plans.simd_groups && p.line_plans.one_line,
+         "13 lines: groups and a lone line");
+  expect(p.line_plans.one_line == LineLayout::kOneLineVectorised,
+         "300 points, a multiple of 4: pocketfft vectorises inside the line");
+  expect(r.choices.size() == 2 && r.choices[1].layout == LineLayout::kOneLineVectorised,
          "lane plan, then the in-line single plan");
 }
 
@@ -112,16 +116,16 @@ void test_passes_of_2_mib_take_four_tasks_per_thread() {
   expect(tasks_of(real) == std::vector<std::int64_t>{64}, "real: " + real.plan.describe());
 }
 
-void test_four_step_split() {
-  expect(!four_step_split((1 << 16) - 1, kFourStepMinLength), "below the threshold");
-  const auto split = four_step_split(1 << 16, kFourStepMinLength);
+void test_most_square_split() {
+  expect(!most_square_split((1 << 16) - 1, kFourStepMinLength), "below the threshold");
+  const auto split = most_square_split(1 << 16, kFourStepMinLength);
   expect(split && split->rows == 256 && split->columns == 256, "2^16 = 256 x 256");
-  const auto odd = four_step_split(3 << 16, kFourStepMinLength);
+  const auto odd = most_square_split(3 << 16, kFourStepMinLength);
   expect(odd && odd->rows * odd->columns == (3 << 16) && odd->rows <= odd->columns &&
              odd->rows >= 256,
          "3 * 2^16: a near-square split");
-  expect(!four_step_split(65537, kFourStepMinLength), "a prime has none");
-  expect(!four_step_split(2 * 65537, kFourStepMinLength), "factors below 16 do not count");
+  expect(!most_square_split(65537, kFourStepMinLength), "a prime has none");
+  expect(!most_square_split(2 * 65537, kFourStepMinLength), "factors below 16 do not count");
 
   const Recorded r = plan_of(spec(TransformKind::kC2C, {2, 1 << 20}, {1}), machine(8, 2));
   expect(r.plan.passes.size() == 2, "a long line runs as two passes");
@@ -235,8 +239,6 @@ void test_empty_spec_has_no_passes() {
   expect(r.plan.passes.empty() && r.choices.empty(), "nothing to plan");
 }
 
-}  // namespace
-
 void test_short_contiguous_lines_prefetch() {
   const CpuMachine m = machine(8, 2);
   auto prefetches = [&](TransformKind kind, std::vector<std::int64_t> shape, std::int64_t axis) {
@@ -250,19 +252,20 @@ void test_short_contiguous_lines_prefetch() {
   expect(!prefetches(TransformKind::kC2C, {64, 4096}, 0), "strided lines do not");
 }
 
-int main() {
-  test_one_axis_c2c();
-  test_one_thread_is_one_task();
-  test_lone_lines_need_a_single_line_plan();
-  test_groups_shrink_to_keep_threads_busy();
-  test_passes_of_2_mib_take_four_tasks_per_thread();
-  test_four_step_split();
-  test_four_step_needs_a_free_temporary();
-  test_real_passes();
-  test_few_long_real_lines_run_at_half_length();
-  test_contiguous_lines_overflowing_l2_run_alone();
-  test_bunches();
-  test_empty_spec_has_no_passes();
-  test_short_contiguous_lines_prefetch();
-  return test_support::report("cpu_planner_tests");
-}
+const test_support::Suite kSuite("cpu_planner", {
+    TEST_CASE(test_one_axis_c2c),
+    TEST_CASE(test_one_thread_is_one_task),
+    TEST_CASE(test_lone_lines_need_a_single_line_plan),
+    TEST_CASE(test_groups_shrink_to_keep_threads_busy),
+    TEST_CASE(test_passes_of_2_mib_take_four_tasks_per_thread),
+    TEST_CASE(test_most_square_split),
+    TEST_CASE(test_four_step_needs_a_free_temporary),
+    TEST_CASE(test_real_passes),
+    TEST_CASE(test_few_long_real_lines_run_at_half_length),
+    TEST_CASE(test_contiguous_lines_overflowing_l2_run_alone),
+    TEST_CASE(test_bunches),
+    TEST_CASE(test_empty_spec_has_no_passes),
+    TEST_CASE(test_short_contiguous_lines_prefetch),
+});
+
+}  // namespace

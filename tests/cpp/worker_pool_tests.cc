@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "expect.h"
 #include "cache/worker_pool.h"
+#include "harness.h"
 
 using namespace jax_apple_fft;
 using test_support::expect;
@@ -133,14 +133,13 @@ void test_single_thread_pool_runs_inline() {
   expect(!elsewhere && pool.stats().started == 0, "a one-thread pool runs on the caller");
 }
 
-}  // namespace
+const test_support::Suite kSuite("worker_pool", {
+    TEST_CASE(test_many_callers_tiny_jobs),
+    TEST_CASE(test_errors_propagate),
+    TEST_CASE(test_workers_start_lazily_and_exit_when_idle),
+    TEST_CASE(test_idle_exit_races_new_loops),
+    TEST_CASE(test_refused_workers_leave_the_loop_to_the_others),
+    TEST_CASE(test_single_thread_pool_runs_inline),
+});
 
-int main() {
-  test_many_callers_tiny_jobs();
-  test_errors_propagate();
-  test_workers_start_lazily_and_exit_when_idle();
-  test_idle_exit_races_new_loops();
-  test_refused_workers_leave_the_loop_to_the_others();
-  test_single_thread_pool_runs_inline();
-  return test_support::report("worker_pool_tests");
-}
+}  // namespace

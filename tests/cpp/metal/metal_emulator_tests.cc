@@ -1,11 +1,7 @@
-// Planner decisions and emulated kernels, in a standalone executable that can
-// be built with -fsanitize=thread (.ci/sanitizers), and for arm64 Linux, run
-// under qemu-user (.ci/arm64).
-//
-//   metal_emulator_tests                 every test; under ThreadSanitizer also
-//                                        checks that a kernel missing a barrier
-//                                        is reported as a data race
-//   metal_emulator_tests --racy-kernel   only runs that racy kernel
+// The Metal planner's decisions and the emulated kernels, on CPU threads.
+// Under ThreadSanitizer it also checks that a kernel missing a barrier is
+// reported as a data race: it starts this program again with the test
+// metal.racy_kernel (run only when named), and expects the report.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -21,6 +17,7 @@
 #include "metal/emulator/emulator_executor.h"
 #include "metal/metal_planner.h"
 #include "metal/metal_program.h"
+#include "harness.h"
 #include "racy_kernel.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -33,16 +30,6 @@
 
 namespace jax_apple_fft {
 namespace {
-
-int failures = 0;
-
-void check(bool ok, const char* what, int line) {
-  if (!ok) {
-    ++failures;
-    std::fprintf(stderr, "line %d: expected %s\n", line, what);
-  }
-}
-#define EXPECT(condition) check((condition), #condition, __LINE__)
 
 using Complex = std::complex<double>;
 
@@ -340,10 +327,13 @@ void test_dispatch_bindings() {
   EXPECT(throws(params_slot, call));
 }
 
+void test_racy_kernel() { run_reverse(test_kernels::reverse_missing_barrier()); }
+
+// Runs this program's metal.racy_kernel and expects ThreadSanitizer to report it.
+void test_missing_barrier_is_reported() {
 #if defined(BUILT_WITH_TSAN)
-// Runs this executable with --racy-kernel and expects ThreadSanitizer to report it.
-void test_missing_barrier_is_reported(const char* self) {
-  std::string command = std::string("'") + self + "' --racy-kernel 2>&1";
+  std::string command =
+      std::string("'") + test_support::program_path() + "' metal.racy_kernel 2>&1";
   FILE* child = popen(command.c_str(), "r");
   EXPECT(child != nullptr);
   if (child == nullptr) return;
@@ -356,29 +346,21 @@ void test_missing_barrier_is_reported(const char* self) {
   std::printf("missing barrier: %s\n", output.find("data race") != std::string::npos
                                            ? "reported by ThreadSanitizer"
                                            : "NOT reported");
-}
-#endif
-
-}  // namespace
-}  // namespace jax_apple_fft
-
-int main(int argc, char** argv) {
-  using namespace jax_apple_fft;
-  if (argc > 1 && std::string(argv[1]) == "--racy-kernel") {
-    run_reverse(test_kernels::reverse_missing_barrier());
-    return 0;
-  }
-  test_planner_decisions();
-  test_plan_cache_holds_metal_plans();
-  test_tables_resident_per_plan();
-  test_emulated_plans();
-  test_synchronised_reverse();
-  test_dispatch_bindings();
-#if defined(BUILT_WITH_TSAN)
-  test_missing_barrier_is_reported(argv[0]);
 #else
   std::printf("race check skipped: build with -fsanitize=thread to run it\n");
 #endif
-  std::printf("%s (%d failures)\n", failures == 0 ? "PASSED" : "FAILED", failures);
-  return failures == 0 ? 0 : 1;
 }
+
+const test_support::Suite kSuite("metal", {
+    TEST_CASE(test_planner_decisions),
+    TEST_CASE(test_plan_cache_holds_metal_plans),
+    TEST_CASE(test_tables_resident_per_plan),
+    TEST_CASE(test_emulated_plans),
+    TEST_CASE(test_synchronised_reverse),
+    TEST_CASE(test_dispatch_bindings),
+    TEST_CASE(test_missing_barrier_is_reported),
+});
+const test_support::OnRequest kRacyKernel("metal", TEST_CASE(test_racy_kernel));
+
+}  // namespace
+}  // namespace jax_apple_fft
