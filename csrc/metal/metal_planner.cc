@@ -135,14 +135,14 @@ class Planner {
     const std::uint64_t half = n / 2;
     const bool even = n % 2 == 0;
     switch (request_.kind) {
-      case MetalTransform::c2c:
+      case TransformKind::kC2C:
         plan_->source_bytes = extent_bytes(request_.in, n, 8);
         plan_->destination_bytes = extent_bytes(request_.out, n, 8);
         if (batch_ == 0) break;
         complex_transform(n, !request_.forward, user(MetalBufferSlot::source, FFT_SIDE_COMPLEX, n),
                           user(MetalBufferSlot::destination, FFT_SIDE_COMPLEX, n), {}, {}, request_.scale);
         break;
-      case MetalTransform::r2c:
+      case TransformKind::kR2C:
         plan_->source_bytes = extent_bytes(request_.in, n, 4);
         plan_->destination_bytes = extent_bytes(request_.out, half + 1, 8);
         if (batch_ == 0) break;
@@ -164,7 +164,7 @@ class Planner {
                             request_.scale);
         }
         break;
-      case MetalTransform::c2r:
+      case TransformKind::kC2R:
         plan_->source_bytes = extent_bytes(request_.in, half + 1, 8);
         plan_->destination_bytes = extent_bytes(request_.out, n, 4);
         if (batch_ == 0) break;
@@ -202,8 +202,8 @@ class Planner {
         fail("negative strides are not supported");
       }
     }
-    if (r.kind != MetalTransform::c2c && r.kind != MetalTransform::r2c &&
-        r.kind != MetalTransform::c2r) {
+    if (r.kind != TransformKind::kC2C && r.kind != TransformKind::kR2C &&
+        r.kind != TransformKind::kC2R) {
       fail("unknown transform kind");
     }
     batch_ = static_cast<std::uint64_t>(r.outer_count) * static_cast<std::uint64_t>(r.inner_count);

@@ -19,7 +19,7 @@ std::int64_t product(const std::vector<std::int64_t>& shape, std::size_t begin, 
 // Transforms of length n along `axis` of C-contiguous tensors that agree
 // with `shape` except along `axis`, where the input holds `in_length`
 // elements and the output `out_length`.
-MetalRequest along_axis(MetalTransform kind, bool forward, std::int64_t n,
+MetalRequest along_axis(TransformKind kind, bool forward, std::int64_t n,
                         const std::vector<std::int64_t>& shape, std::int64_t axis,
                         std::int64_t in_length, std::int64_t out_length) {
   MetalRequest r;
@@ -48,7 +48,7 @@ std::vector<MetalStepRequest> metal_step_requests(const TransformSpec& spec) {
   auto complex_axis = [&](std::int64_t axis, const std::vector<std::int64_t>& shape,
                           MetalProgramTensor source, MetalProgramTensor destination) {
     const std::int64_t n = shape[axis];
-    steps.push_back({along_axis(MetalTransform::c2c, spec.forward, n, shape, axis, n, n), source,
+    steps.push_back({along_axis(TransformKind::kC2C, spec.forward, n, shape, axis, n, n), source,
                      destination});
   };
   const std::int64_t real_axis = spec.axes.back();
@@ -65,7 +65,7 @@ std::vector<MetalStepRequest> metal_step_requests(const TransformSpec& spec) {
       break;
     }
     case TransformKind::kR2C:
-      steps.push_back({along_axis(MetalTransform::r2c, true, n, spec.in_shape, real_axis, n,
+      steps.push_back({along_axis(TransformKind::kR2C, true, n, spec.in_shape, real_axis, n,
                                   n / 2 + 1),
                        MetalProgramTensor::input, MetalProgramTensor::output});
       for (std::size_t i = complex_axes; i-- > 0;)
@@ -78,7 +78,7 @@ std::vector<MetalStepRequest> metal_step_requests(const TransformSpec& spec) {
         complex_axis(spec.axes[i], spec.in_shape, source, MetalProgramTensor::intermediate);
         source = MetalProgramTensor::intermediate;
       }
-      steps.push_back({along_axis(MetalTransform::c2r, false, n, spec.in_shape, real_axis,
+      steps.push_back({along_axis(TransformKind::kC2R, false, n, spec.in_shape, real_axis,
                                   n / 2 + 1, n),
                        source, MetalProgramTensor::output});
       break;

@@ -4,10 +4,9 @@
 #include <cstdint>
 
 #include "cache/cached_value.h"
+#include "spec/transform_spec.h"
 
 namespace jax_apple_fft {
-
-enum class MetalTransform : std::int64_t { c2c = 0, r2c = 1, c2r = 2 };
 
 // Where one side's elements live, in units of that side's element type
 // (complex64 for complex sides, float32 for real sides).
@@ -22,7 +21,7 @@ struct MetalLayout {
 // A transform along a non-last axis of a C-contiguous array has
 // inner_count = product of the later dimensions and elem_stride = inner_count.
 struct MetalRequest {
-  MetalTransform kind = MetalTransform::c2c;
+  TransformKind kind = TransformKind::kC2C;
   bool forward = true;  // C2C only: R2C is always forward, C2R always inverse
   std::int64_t n = 1;   // logical length; the real length for R2C and C2R
   std::int64_t outer_count = 1;

@@ -130,18 +130,6 @@ nb::list bound_addresses(const MetalPlan& plan, std::size_t index, std::uint64_t
   return list;
 }
 
-MetalTransform metal_transform(TransformKind kind) {
-  switch (kind) {
-    case TransformKind::kC2C:
-      return MetalTransform::c2c;
-    case TransformKind::kR2C:
-      return MetalTransform::r2c;
-    case TransformKind::kC2R:
-      return MetalTransform::c2r;
-  }
-  throw nb::value_error("unknown transform kind");
-}
-
 MetalLayout layout_from(const std::array<std::int64_t, 3>& strides) {
   return MetalLayout{strides[0], strides[1], strides[2]};
 }
@@ -183,7 +171,7 @@ void bind_metal(nb::module_& m, nb::module_& testing) {
          std::int64_t inner_count, std::array<std::int64_t, 3> in_strides,
          std::array<std::int64_t, 3> out_strides, double scale) {
         MetalRequest request;
-        request.kind = metal_transform(kind);
+        request.kind = kind;
         request.forward = forward;
         request.n = n;
         request.outer_count = outer_count;

@@ -16,10 +16,14 @@
 #include "cpu/cpu_simd.h"
 #include "cpu/cpu_transform.h"
 #include "spec/transform_spec.h"
+#include "accuracy.h"
 
 namespace jax_apple_fft::cpu_reference {
 
 using cd = std::complex<double>;
+using test_support::error_bound;
+using test_support::relative_error;
+using test_support::transform_points;
 
 inline std::int64_t count(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
@@ -157,16 +161,6 @@ inline std::vector<cd> run_on(const TransformSpec& spec, PlanCache& cache, const
   for (std::size_t i = 0; i < out.size(); ++i)
     out[i] = real_out ? cd(out_buf[i], 0) : cd(out_buf[2 * i], out_buf[2 * i + 1]);
   return out;
-}
-
-// Relative L2 distance of `got` from `expected`.
-inline double relative_error(const std::vector<cd>& got, const std::vector<cd>& expected) {
-  double err = 0, norm = 0;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    err += std::norm(got[i] - expected[i]);
-    norm += std::norm(expected[i]);
-  }
-  return std::sqrt(err / std::max(norm, 1e-300));
 }
 
 template <class T>

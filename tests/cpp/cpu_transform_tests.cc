@@ -91,7 +91,7 @@ void test_transforms_match_reference() {
         const double err = p == Precision::kSingle
                                ? run_and_compare<float>(spec, cache, 1, level)
                                : run_and_compare<double>(spec, cache, 1, level);
-        const double bound = p == Precision::kSingle ? 1e-5 : 1e-12;
+        const double bound = error_bound(p, transform_points(spec));
         expect(err < bound, level + ": transform kind " + std::to_string(int(c.kind)) +
                                 " error " + std::to_string(err));
       }
@@ -108,7 +108,7 @@ std::uint64_t plans_built(std::int64_t lines, int threads) {
   const auto spec = make_spec(TransformKind::kC2C, true,
                               sizeof(T) == 4 ? Precision::kSingle : Precision::kDouble,
                               {lines, 512}, {1}, 0, 1.0);
-  expect(run_and_compare<T>(spec, cache, 3) < 1e-5, "lines " + std::to_string(lines));
+  expect(run_and_compare<T>(spec, cache, 3) < error_bound<T>(512), "lines " + std::to_string(lines));
   return cache.stats().builds;
 }
 
@@ -160,7 +160,7 @@ void test_concurrent_transforms() {
         const std::int64_t n = 8 + 3 * t + rep;
         const auto spec = make_spec(TransformKind::kC2C, t % 2 == 0, Precision::kSingle,
                                     {33, n}, {0, 1}, 0, 1.0);
-        if (run_and_compare<float>(spec, cache, t) > 1e-5) bad.fetch_add(1);
+        if (run_and_compare<float>(spec, cache, t) > error_bound<float>(33 * n)) bad.fetch_add(1);
       }
     });
   }

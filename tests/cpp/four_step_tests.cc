@@ -62,13 +62,13 @@ void test_long_lines() {
   // (a prime: Rader's algorithm, two transforms of 2^16).
   for (std::int64_t n : {std::int64_t(1) << 16, std::int64_t(69683), std::int64_t(65537)})
     for (bool forward : {true, false})
-      expect(long_line_error<double>(2, n, forward, cache) < 1e-13,
+      expect(long_line_error<double>(2, n, forward, cache) < error_bound<double>(n),
              "double long line " + std::to_string(n));
-  expect(long_line_error<float>(3, std::int64_t(1) << 17, true, cache) < 1e-5,
+  expect(long_line_error<float>(3, std::int64_t(1) << 17, true, cache) < error_bound<float>(1 << 17),
          "float long line 2^17");
-  expect(long_line_error<float>(3, std::int64_t(1) << 16, false, cache) < 1e-5,
+  expect(long_line_error<float>(3, std::int64_t(1) << 16, false, cache) < error_bound<float>(1 << 16),
          "float long line 2^16");
-  expect(long_line_error<float>(9, 65537, false, cache) < 1e-5, "float long line 65537");
+  expect(long_line_error<float>(9, 65537, false, cache) < error_bound<float>(65537), "float long line 65537");
 }
 
 const test_support::Suite kSuite("four_step", {

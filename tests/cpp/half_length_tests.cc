@@ -51,9 +51,9 @@ double half_length_error(std::int64_t n, bool forward, PlanCache& cache) {
 void test_long_real_lines_at_half_length() {
   PlanCache cache(CacheLimits{64, std::size_t(1) << 28, 4});
   for (bool forward : {true, false}) {
-    expect(half_length_error<double>(std::int64_t(1) << 17, forward, cache) < 1e-13,
+    expect(half_length_error<double>(std::int64_t(1) << 17, forward, cache) < error_bound<double>(1 << 17),
            "double real line 2^17 at half length");
-    expect(half_length_error<float>(std::int64_t(1) << 17, forward, cache) < 1e-5,
+    expect(half_length_error<float>(std::int64_t(1) << 17, forward, cache) < error_bound<float>(1 << 17),
            "float real line 2^17 at half length");
   }
 }

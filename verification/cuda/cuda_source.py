@@ -32,9 +32,9 @@ INCLUDE_DIRS = (pathlib.Path(__file__).resolve().parent, REPOSITORY / "csrc", SH
 # The kernels of shaders/fft_library.metal, by their Metal function names.
 FFT_KERNELS = ("fft_stockham", "fft_stockham_pow2", "fft_stockham_smooth7", "fft_r2c_unpack",
                "fft_c2r_pack", "fft_c2r_expand")
-# The race detector's test kernels (csrc/metal/tests/racy_reverse.metal).
+# The race detector's test kernels (tests/cpp/metal/racy_reverse.metal).
 RACY_KERNELS = ("reverse_synchronised", "reverse_missing_barrier")
-RACY_SOURCE = REPOSITORY / "csrc" / "metal" / "tests" / "racy_reverse.metal"
+RACY_SOURCE = REPOSITORY / "tests" / "cpp" / "metal" / "racy_reverse.metal"
 
 ENTRY_PREFIX = "cuda_"
 # The same kernels taking FftParams from device memory instead of by value,

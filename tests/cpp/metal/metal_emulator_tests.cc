@@ -17,6 +17,7 @@
 #include "metal/emulator/emulator_executor.h"
 #include "metal/metal_planner.h"
 #include "metal/metal_program.h"
+#include "accuracy.h"
 #include "harness.h"
 #include "racy_kernel.h"
 
@@ -32,6 +33,8 @@ namespace jax_apple_fft {
 namespace {
 
 using Complex = std::complex<double>;
+using test_support::error_bound;
+using test_support::relative_error;
 
 // The roots are computed once per length and looked up: computed per term,
 // the trigonometry was 99% of this test's run time under qemu-user.
@@ -51,28 +54,15 @@ std::vector<Complex> naive_dft(const std::vector<Complex>& x, int sign) {
   return y;
 }
 
-double relative_error(const std::vector<Complex>& got, const std::vector<Complex>& want) {
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    diff += std::norm(got[i] - want[i]);
-    norm += std::norm(want[i]);
-  }
-  return norm == 0 ? std::sqrt(diff) : std::sqrt(diff / norm);
-}
-
-double error_bound(std::int64_t n) {
-  return 5.0 * 1.1920928955078125e-07 * std::max(std::log2(double(n)), 1.0);
-}
-
-MetalRequest request_for(MetalTransform kind, std::int64_t n, std::int64_t batch, bool forward = true,
+MetalRequest request_for(TransformKind kind, std::int64_t n, std::int64_t batch, bool forward = true,
                          double scale = 1.0) {
   MetalRequest r;
   r.kind = kind;
   r.forward = forward;
   r.n = n;
   r.outer_count = batch;
-  std::int64_t in_len = kind == MetalTransform::c2r ? n / 2 + 1 : n;
-  std::int64_t out_len = kind == MetalTransform::r2c ? n / 2 + 1 : n;
+  std::int64_t in_len = kind == TransformKind::kC2R ? n / 2 + 1 : n;
+  std::int64_t out_len = kind == TransformKind::kR2C ? n / 2 + 1 : n;
   r.in = MetalLayout{1, 0, in_len};
   r.out = MetalLayout{1, 0, out_len};
   r.scale = scale;
@@ -86,7 +76,7 @@ std::vector<std::string> kernel_names(const MetalPlan& plan) {
 }
 
 void test_planner_decisions() {
-  auto single = build_metal_plan(request_for(MetalTransform::c2c, 4096, 1, true, 0.5));
+  auto single = build_metal_plan(request_for(TransformKind::kC2C, 4096, 1, true, 0.5));
   EXPECT(single->dispatches.size() == 1);
   const MetalDispatch& d = single->dispatches[0];
   EXPECT(d.kernel == "fft_stockham_pow2");
@@ -97,14 +87,14 @@ void test_planner_decisions() {
   EXPECT(single->scratch_bytes == 0);
   EXPECT(single->table_bytes() == 4096 * 8);
 
-  auto small = build_metal_plan(request_for(MetalTransform::c2c, 8, 1000));
+  auto small = build_metal_plan(request_for(TransformKind::kC2C, 8, 1000));
   EXPECT(small->dispatches[0].params.per_group > 1);
   EXPECT(small->dispatches[0].threadgroup_memory_bytes <= 32768);
 
-  auto mixed = build_metal_plan(request_for(MetalTransform::c2c, 2 * 3 * 5 * 7 * 11, 1));
+  auto mixed = build_metal_plan(request_for(TransformKind::kC2C, 2 * 3 * 5 * 7 * 11, 1));
   EXPECT(mixed->dispatches.size() == 1 && mixed->dispatches[0].params.num_stages == 5);
 
-  auto four_step = build_metal_plan(request_for(MetalTransform::c2c, 1 << 20, 2, false, 0.25));
+  auto four_step = build_metal_plan(request_for(TransformKind::kC2C, 1 << 20, 2, false, 0.25));
   EXPECT(four_step->dispatches.size() == 2);
   EXPECT(four_step->dispatches[0].params.post_mode == FFT_FUSED_FOUR_STEP_TWIDDLE);
   EXPECT(four_step->dispatches[0].params.scale == 1.0f);
@@ -115,7 +105,7 @@ void test_planner_decisions() {
     EXPECT(pass.bindings[1].buffer == MetalBufferSlot::scratch || pass.bindings[0].buffer == MetalBufferSlot::scratch);
   }
 
-  auto bluestein = build_metal_plan(request_for(MetalTransform::c2c, 4099, 1));
+  auto bluestein = build_metal_plan(request_for(TransformKind::kC2C, 4099, 1));
   // the convolution of length 8232 = 2^3 3 7^3, the first 7-smooth length >= 2n - 1, split
   // four-step: a forward column pass, one row pass forward and back, an inverse column pass
   EXPECT(bluestein->dispatches.size() == 3);
@@ -128,48 +118,48 @@ void test_planner_decisions() {
   EXPECT(bluestein->table_bytes() >= (4099 + 8232) * 8);
   EXPECT(bluestein->scratch_bytes == 8232 * 8);
   // no 7-smooth length in [2n - 1, 0.8 * 16384): the power of two
-  auto bluestein_pow2 = build_metal_plan(request_for(MetalTransform::c2c, 8191, 1));
+  auto bluestein_pow2 = build_metal_plan(request_for(TransformKind::kC2C, 8191, 1));
   EXPECT(bluestein_pow2->dispatches[0].params.n * bluestein_pow2->dispatches[1].params.n == 16384);
 
   // a convolution of length 196 >= 2 * 97 - 1 fits one group: one pass
-  auto small_bluestein = build_metal_plan(request_for(MetalTransform::c2c, 97, 1));
+  auto small_bluestein = build_metal_plan(request_for(TransformKind::kC2C, 97, 1));
   EXPECT(small_bluestein->dispatches.size() == 1);
   EXPECT(small_bluestein->dispatches[0].params.convolve == 1);
   EXPECT(small_bluestein->dispatches[0].params.n == 196);
 
   // the real packing fused into the one pass, or a pass of its own beyond one group
-  EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::r2c, 64, 1))) ==
+  EXPECT((kernel_names(*build_metal_plan(request_for(TransformKind::kR2C, 64, 1))) ==
           std::vector<std::string>{"fft_stockham_pow2"}));
-  EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::c2r, 64, 1))) ==
+  EXPECT((kernel_names(*build_metal_plan(request_for(TransformKind::kC2R, 64, 1))) ==
           std::vector<std::string>{"fft_stockham_pow2"}));
-  EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::r2c, 1 << 14, 1))) ==
+  EXPECT((kernel_names(*build_metal_plan(request_for(TransformKind::kR2C, 1 << 14, 1))) ==
           std::vector<std::string>{"fft_stockham_pow2", "fft_stockham_pow2", "fft_r2c_unpack"}));
-  EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::c2r, 1 << 14, 1))) ==
+  EXPECT((kernel_names(*build_metal_plan(request_for(TransformKind::kC2R, 1 << 14, 1))) ==
           std::vector<std::string>{"fft_c2r_pack", "fft_stockham_pow2", "fft_stockham_pow2"}));
-  EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::c2r, 63, 1))) ==
+  EXPECT((kernel_names(*build_metal_plan(request_for(TransformKind::kC2R, 63, 1))) ==
           std::vector<std::string>{"fft_c2r_expand", "fft_stockham_smooth7"}));
-  EXPECT((kernel_names(*build_metal_plan(request_for(MetalTransform::r2c, 63, 1))) ==
+  EXPECT((kernel_names(*build_metal_plan(request_for(TransformKind::kR2C, 63, 1))) ==
           std::vector<std::string>{"fft_stockham_smooth7"}));
 
-  EXPECT(build_metal_plan(request_for(MetalTransform::c2c, 16, 0))->dispatches.empty());
-  EXPECT(build_metal_plan(request_for(MetalTransform::c2c, 1 << 20, 1))->dispatches.size() == 2);
-  EXPECT(build_metal_plan(request_for(MetalTransform::c2c, 1 << 24, 1))->dispatches.size() == 3);
+  EXPECT(build_metal_plan(request_for(TransformKind::kC2C, 16, 0))->dispatches.empty());
+  EXPECT(build_metal_plan(request_for(TransformKind::kC2C, 1 << 20, 1))->dispatches.size() == 2);
+  EXPECT(build_metal_plan(request_for(TransformKind::kC2C, 1 << 24, 1))->dispatches.size() == 3);
   bool rejected = false;
   try {
-    build_metal_plan(request_for(MetalTransform::c2c, std::int64_t(1) << 25, 1));
+    build_metal_plan(request_for(TransformKind::kC2C, std::int64_t(1) << 25, 1));
   } catch (const PlanBuildError&) {
     rejected = true;
   }
   EXPECT(rejected);
 
-  EXPECT(request_for(MetalTransform::c2c, 16, 2).key() == request_for(MetalTransform::c2c, 16, 2).key());
-  EXPECT(!(request_for(MetalTransform::c2c, 16, 2, true, 1.0).key() ==
-           request_for(MetalTransform::c2c, 16, 2, true, 0.5).key()));
+  EXPECT(request_for(TransformKind::kC2C, 16, 2).key() == request_for(TransformKind::kC2C, 16, 2).key());
+  EXPECT(!(request_for(TransformKind::kC2C, 16, 2, true, 1.0).key() ==
+           request_for(TransformKind::kC2C, 16, 2, true, 0.5).key()));
 }
 
 void test_plan_cache_holds_metal_plans() {
   PlanCache cache(CacheLimits{8, std::size_t(64) << 20, 1});
-  MetalRequest request = request_for(MetalTransform::c2c, 4099, 1);
+  MetalRequest request = request_for(TransformKind::kC2C, 4099, 1);
   auto build = [&] { return std::shared_ptr<const CachedValue>(build_metal_plan(request)); };
   auto first = cache.get<MetalPlan>(request.key(), build);
   auto second = cache.get<MetalPlan>(request.key(), build);
@@ -206,7 +196,7 @@ std::vector<Complex> random_complex(std::size_t count, std::mt19937& rng) {
 
 void check_c2c(MetalEmulator& emulator, std::int64_t n, std::int64_t batch, bool forward,
                std::mt19937& rng) {
-  auto plan = build_metal_plan(request_for(MetalTransform::c2c, n, batch, forward));
+  auto plan = build_metal_plan(request_for(TransformKind::kC2C, n, batch, forward));
   auto x = random_complex(std::size_t(n * batch), rng);
   std::vector<float> in, out(std::size_t(2 * n * batch));
   for (const Complex& v : x) in.push_back(float(v.real())), in.push_back(float(v.imag()));
@@ -216,10 +206,10 @@ void check_c2c(MetalEmulator& emulator, std::int64_t n, std::int64_t batch, bool
     std::vector<Complex> got(static_cast<std::size_t>(n));
     for (std::int64_t k = 0; k < n; ++k) got[k] = Complex(out[2 * (b * n + k)], out[2 * (b * n + k) + 1]);
     double error = relative_error(got, naive_dft(row, forward ? -1 : 1));
-    if (error > error_bound(n)) {
+    if (error > error_bound<float>(n)) {
       std::fprintf(stderr, "c2c n=%lld forward=%d: error %.3g\n", (long long)n, forward, error);
     }
-    EXPECT(error <= error_bound(n));
+    EXPECT(error <= error_bound<float>(n));
   }
 }
 
@@ -230,17 +220,17 @@ void check_real_roundtrip(MetalEmulator& emulator, std::int64_t n, std::mt19937&
   std::vector<float> spectrum(static_cast<std::size_t>(2 * half));
   std::vector<float> back(static_cast<std::size_t>(n));
   for (float& v : x) v = float(normal(rng));
-  emulator.run(*build_metal_plan(request_for(MetalTransform::r2c, n, 1)), x.data(), spectrum.data());
+  emulator.run(*build_metal_plan(request_for(TransformKind::kR2C, n, 1)), x.data(), spectrum.data());
   std::vector<Complex> xc(x.begin(), x.end());
   auto want = naive_dft(xc, -1);
   std::vector<Complex> got(static_cast<std::size_t>(half));
   for (std::int64_t k = 0; k < half; ++k) got[k] = Complex(spectrum[2 * k], spectrum[2 * k + 1]);
   want.resize(std::size_t(half));
-  EXPECT(relative_error(got, want) <= error_bound(n));
-  emulator.run(*build_metal_plan(request_for(MetalTransform::c2r, n, 1, false, 1.0 / double(n))),
+  EXPECT(relative_error(got, want) <= error_bound<float>(n));
+  emulator.run(*build_metal_plan(request_for(TransformKind::kC2R, n, 1, false, 1.0 / double(n))),
                spectrum.data(), back.data());
   std::vector<Complex> back_c(back.begin(), back.end());
-  EXPECT(relative_error(back_c, xc) <= 2 * error_bound(n));
+  EXPECT(relative_error(back_c, xc) <= 2 * error_bound<float>(n));
 }
 
 void test_emulated_plans() {
