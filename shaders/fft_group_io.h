@@ -26,21 +26,21 @@ inline TransformSide transform_side(constant FftSide& s, constant FftParams& p, 
   return t;
 }
 
-// Which transform of the group, and which of its lanes, a thread loads or
-// stores for under a walk other than FFT_WALK_RUN.
+// Which transform of the group a thread loads or stores for, and its rank
+// among that transform's threads, under a walk other than FFT_WALK_RUN.
 struct WalkPosition {
   uint local;  // transform within the group
-  uint lane;   // takes elements lane, lane + threads_per_transform, ...
+  uint rank;   // takes elements rank, rank + threads_per_transform, ...
 };
 
 inline WalkPosition walk_position(constant FftSide& s, constant FftParams& p, uint tid) {
   WalkPosition w;
   if (s.walk == FFT_WALK_ACROSS) {
     w.local = tid % dispatch_per_group(p);
-    w.lane = tid / dispatch_per_group(p);
+    w.rank = tid / dispatch_per_group(p);
   } else {
     w.local = tid / dispatch_threads_per_transform(p);
-    w.lane = tid % dispatch_threads_per_transform(p);
+    w.rank = tid % dispatch_threads_per_transform(p);
   }
   return w;
 }
@@ -74,14 +74,14 @@ inline float2 read_kind(device const float* buffer, uint base, uint g, uint stri
   return float2(buffer[at], buffer[at + stride]);
 }
 
-// A thread's elements of one transform: element lane + c * threads_per_transform
+// A thread's elements of one transform: element rank + c * threads_per_transform
 // into values[c], zero where absent or beyond `valid`.
 template <uint kKind>
-inline void read_lane(constant FftParams& p, device const float* in, TransformSide t, bool present,
-                      uint lane, thread float2* values) {
+inline void read_strided(constant FftParams& p, device const float* in, TransformSide t, bool present,
+                      uint rank, thread float2* values) {
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-    uint i = lane + c * dispatch_threads_per_transform(p);
+    uint i = rank + c * dispatch_threads_per_transform(p);
     uint g = i * p.in.g_mul + t.first;
     values[c] = present && i < dispatch_n(p) && g < p.in.valid
                     ? read_kind<kKind>(in, t.base, g, p.in.elem_stride)
@@ -127,16 +127,16 @@ inline void load_group(constant FftParams& p, device const float* in, device con
   bool present = transform < p.transforms;
   TransformSide t = transform_side(p.in, p, transform);
   if (p.in.kind == FFT_SIDE_COMPLEX) {
-    read_lane<FFT_SIDE_COMPLEX>(p, in, t, present, w.lane, values);
+    read_strided<FFT_SIDE_COMPLEX>(p, in, t, present, w.rank, values);
   } else if (p.in.kind == FFT_SIDE_REAL) {
-    read_lane<FFT_SIDE_REAL>(p, in, t, present, w.lane, values);
+    read_strided<FFT_SIDE_REAL>(p, in, t, present, w.rank, values);
   } else {
-    read_lane<FFT_SIDE_REAL_PAIRS>(p, in, t, present, w.lane, values);
+    read_strided<FFT_SIDE_REAL_PAIRS>(p, in, t, present, w.rank, values);
   }
   uint offset = w.local * dispatch_n(p);
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-    uint i = w.lane + c * dispatch_threads_per_transform(p);
+    uint i = w.rank + c * dispatch_threads_per_transform(p);
     if (i < dispatch_n(p)) {
       uint g = i * p.in.g_mul + t.first;
       if (p.pre_mode == FFT_FUSED_TIMES_TABLE && g < p.in.valid) {
@@ -193,22 +193,22 @@ inline void store_group(constant FftParams& p, device float* out, device const f
   if (transform >= p.transforms) return;
   TransformSide t = transform_side(p.out, p, transform);
   const uint n = dispatch_n(p);
-  const uint lanes = dispatch_threads_per_transform(p);
+  const uint transform_threads = dispatch_threads_per_transform(p);
   uint offset = w.local * n;
   if (p.post_mode == FFT_FUSED_R2C_UNPACK) {
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-      uint k = w.lane + c * lanes;
+      uint k = w.rank + c * transform_threads;
       if (k < n) store_value(p, out, post, extra, t, k, r2c_unpacked<kSwizzle>(p, shared, offset, post, k));
     }
-    if (w.lane == 0u) {
+    if (w.rank == 0u) {
       store_value(p, out, post, extra, t, n, r2c_unpacked<kSwizzle>(p, shared, offset, post, n));
     }
     return;
   }
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-    uint i = w.lane + c * lanes;
+    uint i = w.rank + c * transform_threads;
     if (i < n) store_value(p, out, post, extra, t, i, shared[slot<kSwizzle>(offset + i)]);
   }
 }

@@ -59,7 +59,7 @@ using uint = std::uint32_t;
 
 // How a threadgroup's threads walk a side's elements when loading or storing.
 // The element each thread takes differs; what is read and written does not.
-#define FFT_WALK_LANES 0u    // a transform's threads take its consecutive elements
+#define FFT_WALK_ALONG 0u    // a transform's threads take its consecutive elements
 #define FFT_WALK_ACROSS 1u   // neighbouring threads take neighbouring transforms' same element
 #define FFT_WALK_RUN 2u      // the group's transforms are one run of contiguous pairs of floats
 

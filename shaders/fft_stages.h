@@ -15,7 +15,7 @@
 // constants after unrolling: registers, not memory. Lengths 2^k divide by
 // span_in with a shift (span_shift = log2 span_in).
 template <uint R, bool kPowerOfTwo>
-inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint offset, uint lane,
+inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint offset, uint rank,
                            uint span_in, uint span_shift, uint inverse,
                            device const float2* twiddles) {
   const uint held = FFT_MAX_THREAD_VALUES / R;  // butterflies a thread can own
@@ -27,7 +27,7 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
 
   FFT_UNROLL
   for (uint b = 0u; b < held; ++b) {
-    uint j = lane + b * dispatch_threads_per_transform(p);
+    uint j = rank + b * dispatch_threads_per_transform(p);
     if (j < butterflies) {
       FFT_UNROLL
       for (uint r = 0u; r < R; ++r) values[b][r] = data[slot<kPowerOfTwo>(offset + j + r * butterflies)];
@@ -37,7 +37,7 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, uint
 
   FFT_UNROLL
   for (uint b = 0u; b < held; ++b) {
-    uint j = lane + b * dispatch_threads_per_transform(p);
+    uint j = rank + b * dispatch_threads_per_transform(p);
     if (j < butterflies) {
       thread float2* v = values[b];
       uint sub = kPowerOfTwo ? j >> span_shift : j / span_in;
@@ -85,12 +85,12 @@ struct StagePosition {
 // switch per stage: a switch over every radix in one loop keeps the
 // registers of all its butterflies at once, and spills.
 template <uint R, bool kPowerOfTwo>
-inline void radix_run(constant FftParams& p, threadgroup float2* data, uint offset, uint lane,
+inline void radix_run(constant FftParams& p, threadgroup float2* data, uint offset, uint rank,
                       uint inverse, device const float2* twiddles, thread StagePosition& at) {
   if (fft_fixed_shape) {
     FFT_UNROLL
     for (uint s = 0u; s < fixed_stages<R>(); ++s) {
-      stockham_stage<R, kPowerOfTwo>(p, data, offset, lane, at.span, at.span_shift, inverse,
+      stockham_stage<R, kPowerOfTwo>(p, data, offset, rank, at.span, at.span_shift, inverse,
                                      twiddles);
       at.span *= R;
       if (kPowerOfTwo) at.span_shift += radix_shift(R);
@@ -98,7 +98,7 @@ inline void radix_run(constant FftParams& p, threadgroup float2* data, uint offs
     return;
   }
   while (at.stage < p.num_stages && p.radix[at.stage] == R) {
-    stockham_stage<R, kPowerOfTwo>(p, data, offset, lane, at.span, at.span_shift, inverse,
+    stockham_stage<R, kPowerOfTwo>(p, data, offset, rank, at.span, at.span_shift, inverse,
                                    twiddles);
     at.span *= R;
     if (kPowerOfTwo) at.span_shift += radix_shift(R);
@@ -109,18 +109,18 @@ inline void radix_run(constant FftParams& p, threadgroup float2* data, uint offs
 // Every stage of the transform at `offset`, in direction `inverse`. The
 // planner lists radices in the order of these runs (FftParams::radix).
 template <uint kRadices>
-inline void run_stages(constant FftParams& p, threadgroup float2* data, uint offset, uint lane,
+inline void run_stages(constant FftParams& p, threadgroup float2* data, uint offset, uint rank,
                        uint inverse, device const float2* twiddles) {
   const bool kPowerOfTwo = kRadices == FFT_RADICES_POW2;
   StagePosition at = {0u, 1u, 0u};
-  radix_run<8u, kPowerOfTwo>(p, data, offset, lane, inverse, twiddles, at);
-  radix_run<4u, kPowerOfTwo>(p, data, offset, lane, inverse, twiddles, at);
-  radix_run<2u, kPowerOfTwo>(p, data, offset, lane, inverse, twiddles, at);
+  radix_run<8u, kPowerOfTwo>(p, data, offset, rank, inverse, twiddles, at);
+  radix_run<4u, kPowerOfTwo>(p, data, offset, rank, inverse, twiddles, at);
+  radix_run<2u, kPowerOfTwo>(p, data, offset, rank, inverse, twiddles, at);
   if (kRadices == FFT_RADICES_POW2) return;
-  radix_run<3u, false>(p, data, offset, lane, inverse, twiddles, at);
-  radix_run<5u, false>(p, data, offset, lane, inverse, twiddles, at);
-  radix_run<7u, false>(p, data, offset, lane, inverse, twiddles, at);
+  radix_run<3u, false>(p, data, offset, rank, inverse, twiddles, at);
+  radix_run<5u, false>(p, data, offset, rank, inverse, twiddles, at);
+  radix_run<7u, false>(p, data, offset, rank, inverse, twiddles, at);
   if (kRadices == FFT_RADICES_SMOOTH7) return;
-  radix_run<11u, false>(p, data, offset, lane, inverse, twiddles, at);
-  radix_run<13u, false>(p, data, offset, lane, inverse, twiddles, at);
+  radix_run<11u, false>(p, data, offset, rank, inverse, twiddles, at);
+  radix_run<13u, false>(p, data, offset, rank, inverse, twiddles, at);
 }

@@ -21,11 +21,11 @@ template <bool kSwizzle>
 inline void multiply_by_spectrum(constant FftParams& p, threadgroup float2* data,
                                  device const float2* spectrum, uint tid, uint first_transform) {
   uint local = tid / dispatch_threads_per_transform(p);
-  uint lane = tid % dispatch_threads_per_transform(p);
+  uint rank = tid % dispatch_threads_per_transform(p);
   TransformSide t = transform_side(p.in, p, first_transform + local);
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-    uint i = lane + c * dispatch_threads_per_transform(p);
+    uint i = rank + c * dispatch_threads_per_transform(p);
     if (i < dispatch_n(p)) {
       uint at = slot<kSwizzle>(local * dispatch_n(p) + i);
       data[at] = complex_mul(data[at], spectrum[i * p.in.g_mul + t.first]);
@@ -45,12 +45,12 @@ inline void fft_stockham_body(device const float* in, device float* out,
   threadgroup_barrier(mem_flags::mem_threadgroup);
 
   uint offset = (tid / dispatch_threads_per_transform(p)) * dispatch_n(p);
-  uint lane = tid % dispatch_threads_per_transform(p);
-  run_stages<kRadices>(p, shared, offset, lane, p.inverse, twiddles);
+  uint rank = tid % dispatch_threads_per_transform(p);
+  run_stages<kRadices>(p, shared, offset, rank, p.inverse, twiddles);
   if (p.convolve != 0u) {
     multiply_by_spectrum<kSwizzle>(p, shared, extra, tid, first_transform);
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    run_stages<kRadices>(p, shared, offset, lane, 1u - p.inverse, twiddles);
+    run_stages<kRadices>(p, shared, offset, rank, 1u - p.inverse, twiddles);
   }
 
   store_group<kSwizzle>(p, out, post, extra, shared, tid, first_transform);

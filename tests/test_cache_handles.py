@@ -111,6 +111,16 @@ def test_a_handle_finds_its_cache_while_it_lives():
         handle.plan_cache()
 
 
+def test_a_cache_dropped_before_compilation_is_a_clear_error():
+    import jax
+
+    # The primitive holds only the handle: a cache made inside the traced
+    # function is released before XLA compiles the call.
+    f = jax.jit(lambda v: af.fft(v, cache=af.PlanCache(threads=1)))
+    with pytest.raises(Exception, match="does not exist in this process"):
+        f(np.ones(8, np.complex64))
+
+
 def test_the_default_cache_cannot_be_closed():
     with pytest.raises(af.DefaultCacheError, match="clear()"):
         af.default_cache().close()

@@ -6,8 +6,8 @@
 namespace jax_apple_fft {
 namespace {
 
-std::size_t scratch_lanes(int threads) {
-  // One lane per worker thread plus room for concurrent callers.
+std::size_t scratch_slots(int threads) {
+  // One slot per worker thread plus room for concurrent callers.
   return static_cast<std::size_t>(std::max(threads, 1)) * 2 + 2;
 }
 
@@ -16,7 +16,7 @@ std::size_t scratch_lanes(int threads) {
 PlanCache::PlanCache(const CacheLimits& limits)
     : limits_(limits),
       workers_(std::max(limits.threads, 1)),
-      scratch_(scratch_lanes(limits.threads), [this] {
+      scratch_(scratch_slots(limits.threads), [this] {
         return plan_bytes_.load(std::memory_order_relaxed) + scratch_.retained_bytes() <=
                limits_.max_bytes;
       }) {}

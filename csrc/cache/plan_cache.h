@@ -57,7 +57,7 @@ struct CacheStats {
   std::size_t retained_bytes = 0;  // plan_bytes + scratch_bytes
   std::size_t evicted_in_use = 0;  // evicted plans still held by executables
   std::size_t evicted_in_use_bytes = 0;
-  std::uint64_t transient_scratch = 0;  // calls that found every scratch lane busy
+  std::uint64_t transient_scratch = 0;  // calls that found every scratch slot busy
   std::size_t worker_threads = 0;        // worker threads alive now (idle ones exit)
   std::uint64_t worker_start_failures = 0;  // workers the system refused to start
 };

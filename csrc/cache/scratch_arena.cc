@@ -27,25 +27,25 @@ void deallocate(void* data) { std::free(data); }
 
 }  // namespace
 
-ScratchArena::ScratchArena(std::size_t lanes, std::function<bool()> within_budget)
-    : lanes_(new Lane[lanes]), lane_count_(lanes), within_budget_(std::move(within_budget)) {}
+ScratchArena::ScratchArena(std::size_t slots, std::function<bool()> within_budget)
+    : slots_(new Slot[slots]), slot_count_(slots), within_budget_(std::move(within_budget)) {}
 
 ScratchArena::~ScratchArena() {
-  for (std::size_t i = 0; i < lane_count_; ++i) free_lane_buffer(lanes_[i]);
+  for (std::size_t i = 0; i < slot_count_; ++i) free_slot_buffer(slots_[i]);
 }
 
 ScratchArena::Lease::Lease(Lease&& other) noexcept
-    : arena_(other.arena_), lane_(other.lane_), data_(other.data_) {
+    : arena_(other.arena_), slot_(other.slot_), data_(other.data_) {
   other.arena_ = nullptr;
   other.data_ = nullptr;
 }
 
 ScratchArena::Lease::~Lease() {
   if (!arena_) return;
-  if (lane_ < 0) {
+  if (slot_ < 0) {
     deallocate(data_);
   } else {
-    arena_->give_back(lane_);
+    arena_->give_back(slot_);
   }
 }
 
@@ -57,22 +57,22 @@ ScratchArena::Lease ScratchArena::acquire(std::size_t bytes) {
 
 ScratchArena::Lease ScratchArena::try_acquire(std::size_t bytes) noexcept {
   bytes = std::max<std::size_t>(bytes, 1);  // data() is null only on failure
-  // Always from the first lane: calls in sequence then reuse the same few
+  // Always from the first slot: calls in sequence then reuse the same few
   // buffers, and only as many large ones stay alive as ran at once.
-  for (std::size_t index = 0; index < lane_count_; ++index) {
-    Lane& lane = lanes_[index];
-    if (lane.busy.exchange(true, std::memory_order_acquire)) continue;
-    if (lane.capacity < bytes) {
-      free_lane_buffer(lane);
-      lane.data = allocate(bytes);
-      if (!lane.data) {
-        lane.busy.store(false, std::memory_order_release);
+  for (std::size_t index = 0; index < slot_count_; ++index) {
+    Slot& slot = slots_[index];
+    if (slot.busy.exchange(true, std::memory_order_acquire)) continue;
+    if (slot.capacity < bytes) {
+      free_slot_buffer(slot);
+      slot.data = allocate(bytes);
+      if (!slot.data) {
+        slot.busy.store(false, std::memory_order_release);
         return Lease(nullptr, -1, nullptr);
       }
-      lane.capacity = bytes;
+      slot.capacity = bytes;
       retained_.fetch_add(bytes, std::memory_order_relaxed);
     }
-    return Lease(this, static_cast<std::ptrdiff_t>(index), lane.data);
+    return Lease(this, static_cast<std::ptrdiff_t>(index), slot.data);
   }
   void* data = allocate(bytes);
   if (!data) return Lease(nullptr, -1, nullptr);
@@ -81,27 +81,27 @@ ScratchArena::Lease ScratchArena::try_acquire(std::size_t bytes) noexcept {
 }
 
 void ScratchArena::give_back(std::ptrdiff_t index) {
-  Lane& lane = lanes_[index];
+  Slot& slot = slots_[index];
   // Keep the buffer only while plans plus scratch fit the cache's budget.
-  if (!within_budget_()) free_lane_buffer(lane);
-  lane.busy.store(false, std::memory_order_release);
+  if (!within_budget_()) free_slot_buffer(slot);
+  slot.busy.store(false, std::memory_order_release);
 }
 
 void ScratchArena::release_idle() {
-  for (std::size_t i = 0; i < lane_count_; ++i) {
-    Lane& lane = lanes_[i];
-    if (lane.busy.exchange(true, std::memory_order_acquire)) continue;
-    free_lane_buffer(lane);
-    lane.busy.store(false, std::memory_order_release);
+  for (std::size_t i = 0; i < slot_count_; ++i) {
+    Slot& slot = slots_[i];
+    if (slot.busy.exchange(true, std::memory_order_acquire)) continue;
+    free_slot_buffer(slot);
+    slot.busy.store(false, std::memory_order_release);
   }
 }
 
-void ScratchArena::free_lane_buffer(Lane& lane) {
-  if (!lane.data) return;
-  deallocate(lane.data);
-  retained_.fetch_sub(lane.capacity, std::memory_order_relaxed);
-  lane.data = nullptr;
-  lane.capacity = 0;
+void ScratchArena::free_slot_buffer(Slot& slot) {
+  if (!slot.data) return;
+  deallocate(slot.data);
+  retained_.fetch_sub(slot.capacity, std::memory_order_relaxed);
+  slot.data = nullptr;
+  slot.capacity = 0;
 }
 
 }  // namespace jax_apple_fft

@@ -1,7 +1,7 @@
-// Working memory reused across calls. The arena has a fixed number of lanes;
-// a call takes a free lane without locking (an atomic flag per lane) and gives
-// it back when done. A lane keeps its buffer for the next call while the
-// cache's byte budget allows; when every lane is busy, the call gets a
+// Working memory reused across calls. The arena has a fixed number of slots;
+// a call takes a free slot without locking (an atomic flag per slot) and gives
+// it back when done. A slot keeps its buffer for the next call while the
+// cache's byte budget allows; when every slot is busy, the call gets a
 // transient buffer that is freed on return (counted, so it shows in stats).
 #pragma once
 
@@ -16,7 +16,7 @@ namespace jax_apple_fft {
 class ScratchArena {
  public:
   // within_budget() says whether the cache may keep what it holds now.
-  ScratchArena(std::size_t lanes, std::function<bool()> within_budget);
+  ScratchArena(std::size_t slots, std::function<bool()> within_budget);
   ~ScratchArena();
   ScratchArena(const ScratchArena&) = delete;
   ScratchArena& operator=(const ScratchArena&) = delete;
@@ -32,10 +32,10 @@ class ScratchArena {
 
    private:
     friend class ScratchArena;
-    Lease(ScratchArena* arena, std::ptrdiff_t lane, void* data)
-        : arena_(arena), lane_(lane), data_(data) {}
+    Lease(ScratchArena* arena, std::ptrdiff_t slot, void* data)
+        : arena_(arena), slot_(slot), data_(data) {}
     ScratchArena* arena_;
-    std::ptrdiff_t lane_;  // -1: transient buffer owned by the lease
+    std::ptrdiff_t slot_;  // -1: transient buffer owned by the lease
     void* data_;
   };
 
@@ -46,7 +46,7 @@ class ScratchArena {
   // thread-local exception state, which glibc allocates lazily for a loaded
   // module and, out of memory, aborts the process instead of failing.
   Lease try_acquire(std::size_t bytes) noexcept;
-  // Frees the buffers of idle lanes.
+  // Frees the buffers of idle slots.
   void release_idle();
 
   std::size_t retained_bytes() const { return retained_.load(std::memory_order_relaxed); }
@@ -55,16 +55,16 @@ class ScratchArena {
   }
 
  private:
-  struct Lane {
+  struct Slot {
     std::atomic<bool> busy{false};
     void* data = nullptr;
     std::size_t capacity = 0;
   };
-  void give_back(std::ptrdiff_t lane);
-  void free_lane_buffer(Lane& lane);
+  void give_back(std::ptrdiff_t slot);
+  void free_slot_buffer(Slot& slot);
 
-  std::unique_ptr<Lane[]> lanes_;
-  std::size_t lane_count_;
+  std::unique_ptr<Slot[]> slots_;
+  std::size_t slot_count_;
   std::function<bool()> within_budget_;
   std::atomic<std::size_t> retained_{0};
   std::atomic<std::uint64_t> transient_{0};

@@ -2,7 +2,7 @@
 // in namespace jax_apple_fft::JAX_APPLE_FFT_SIMD: cmake/CpuInstructionSet.cmake). It
 // plans a transform (cpu_planner.h), resolves the plan's pocketfft line plans
 // through the PlanCache, and runs its passes over the cache's worker threads,
-// each task on its own scratch lane, with the line kernels of line_kernels.h.
+// each task on its own scratch slot, with the line kernels of line_kernels.h.
 // No transposes: a pass gathers lines along its axis from strided memory and
 // scatters them back.
 #include "cpu/cpu_kernels.h"

@@ -3,7 +3,7 @@
 //
 // prepare() resolves every plan a spec needs through the PlanCache (the FFI
 // instantiate stage calls it once per call site); execute() then runs without
-// touching the cache's lock: it only borrows worker threads and scratch lanes.
+// touching the cache's lock: it only borrows worker threads and scratch slots.
 #pragma once
 
 #include <cstddef>

@@ -87,7 +87,7 @@ std::uint32_t choose_walk(const FftSide& s, std::uint64_t n, std::uint64_t per_g
     return FFT_WALK_RUN;
   }
   if (per_group > 1 && std::uint64_t(s.g_mul) * s.elem_stride != 1) return FFT_WALK_ACROSS;
-  return FFT_WALK_LANES;
+  return FFT_WALK_ALONG;
 }
 
 std::uint32_t checked_u32(std::uint64_t value, const char* what) {
@@ -106,7 +106,7 @@ Endpoint packed_scratch(std::uint64_t offset_bytes, std::uint32_t count) {
   Endpoint e;
   e.buffer = MetalBufferSlot::scratch;
   e.offset_bytes = offset_bytes;
-  e.side = FftSide{FFT_SIDE_COMPLEX, count, 1, 0, 1, 1, 0, count, FFT_WALK_LANES};
+  e.side = FftSide{FFT_SIDE_COMPLEX, count, 1, 0, 1, 1, 0, count, FFT_WALK_ALONG};
   return e;
 }
 
@@ -231,7 +231,7 @@ class Planner {
                      std::uint32_t(request_.inner_count),
                      std::uint32_t(l.inner_stride),
                      std::uint32_t(l.outer_stride),
-                     FFT_WALK_LANES};
+                     FFT_WALK_ALONG};
     return e;
   }
 
@@ -400,8 +400,8 @@ class Planner {
                      FusedOperation post, double scale,
                      std::optional<std::uint64_t> spectrum = std::nullopt) {
     const std::vector<std::uint32_t> radices = *stockham_radices(n);
-    const std::uint32_t lane_count = threads_per_transform(n, radices);
-    std::uint64_t most = std::min<std::uint64_t>(kThreadgroupElements / n, kMaxGroupThreads / lane_count);
+    const std::uint32_t threads_each = threads_per_transform(n, radices);
+    std::uint64_t most = std::min<std::uint64_t>(kThreadgroupElements / n, kMaxGroupThreads / threads_each);
     most = std::max<std::uint64_t>(1, std::min(most, transforms));
     // Fewer transforms per group, down to three quarters, where a group that
     // divides a batch entry's transforms lets more sides walk as one run
@@ -429,8 +429,8 @@ class Planner {
     p.transforms = checked_u32(transforms, "the number of transforms");
     p.per_batch = per_batch;
     p.per_group = std::uint32_t(per_group);
-    p.threads_per_transform = lane_count;
-    p.group_threads = std::uint32_t(per_group) * lane_count;
+    p.threads_per_transform = threads_each;
+    p.group_threads = std::uint32_t(per_group) * threads_each;
     p.pre_mode = pre.mode;
     p.post_mode = post.mode;
     const FusedOperation& four_step = post.mode == FFT_FUSED_FOUR_STEP_TWIDDLE ? post : pre;

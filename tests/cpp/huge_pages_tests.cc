@@ -62,7 +62,7 @@ void test_huge_page_advice() {
     expect(!advice_seen || marked_for_huge_pages(lease.data()), "large scratch advised");
     std::memset(lease.data(), 1, 3 * kHugePageBytes);
   }
-  auto small = arena.acquire(1000);  // the lane keeps its large buffer
+  auto small = arena.acquire(1000);  // the slot keeps its large buffer
   expect(small.data() != nullptr, "small scratch");
   if (!advice_seen) {
     std::printf("huge_pages: no transparent huge pages here, or madvise is ignored (as "
