@@ -119,7 +119,7 @@ CASES = [  # shape, spec, mesh sizes, axes
 @pytest.mark.parametrize("shape,spec,sizes,axes", CASES)
 @pytest.mark.parametrize("kind,forward", [(C2C, True), (C2C, False), (R2C, True), (C2R, False)])
 def test_plans_equal_the_whole_transform(shape, spec, sizes, axes, kind, forward):
-    rng = np.random.default_rng(len(shape) * 7 + kind)
+    rng = np.random.default_rng(len(shape) * 7 + kind.value)
     lengths = tuple(shape[a] for a in axes)
     x = _input(shape, kind, axes, lengths, rng)
     if kind == C2R and x.shape[axes[-1]] % math.prod(sizes[a] for a in spec[axes[-1]]):

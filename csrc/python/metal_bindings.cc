@@ -43,6 +43,35 @@ const char* buffer_name(MetalBufferSlot buffer) {
   return "?";
 }
 
+// The shader's FFT_WALK_* and FFT_FUSED_* values by name (shaders/fft_params.h).
+const char* walk_name(std::uint32_t walk) {
+  switch (walk) {
+    case FFT_WALK_ALONG:
+      return "along";
+    case FFT_WALK_ACROSS:
+      return "across";
+    case FFT_WALK_RUN:
+      return "run";
+  }
+  return "?";
+}
+
+const char* fused_name(std::uint32_t fused) {
+  switch (fused) {
+    case FFT_FUSED_NONE:
+      return "none";
+    case FFT_FUSED_TIMES_TABLE:
+      return "times_table";
+    case FFT_FUSED_FOUR_STEP_TWIDDLE:
+      return "four_step_twiddle";
+    case FFT_FUSED_R2C_UNPACK:
+      return "r2c_unpack";
+    case FFT_FUSED_C2R_PACK:
+      return "c2r_pack";
+  }
+  return "?";
+}
+
 nb::dict side_as_dict(const shaders::FftSide& s) {
   nb::dict d;
   d["kind"] = s.kind;
@@ -53,7 +82,7 @@ nb::dict side_as_dict(const shaders::FftSide& s) {
   d["inner_count"] = s.inner_count;
   d["inner_stride"] = s.inner_stride;
   d["outer_stride"] = s.outer_stride;
-  d["walk"] = s.walk;
+  d["walk"] = walk_name(s.walk);
   return d;
 }
 
@@ -69,8 +98,8 @@ nb::dict params_as_dict(const shaders::FftParams& p) {
   d["per_group"] = p.per_group;
   d["threads_per_transform"] = p.threads_per_transform;
   d["group_threads"] = p.group_threads;
-  d["pre_mode"] = p.pre_mode;
-  d["post_mode"] = p.post_mode;
+  d["pre_mode"] = fused_name(p.pre_mode);
+  d["post_mode"] = fused_name(p.post_mode);
   d["convolve"] = p.convolve;
   d["twiddle_n"] = p.twiddle_n;
   d["twiddle_shift"] = p.twiddle_shift;

@@ -54,7 +54,7 @@ def test_large_powers_of_two_use_four_step():
     assert kernels(p) == ["fft_stockham_pow2", "fft_stockham_pow2"]
     first, second = (d["params"] for d in p.dispatches)
     assert first["n"] * second["n"] == 1 << 20
-    assert first["post_mode"] == 2  # the w_n^(k1 j2) twiddle is fused into pass 1
+    assert first["post_mode"] == "four_step_twiddle"  # the w_n^(k1 j2) twiddle is fused into pass 1
     assert (first["scale"], second["scale"]) == (1.0, 0.5)
     assert p.scratch_bytes == (1 << 20) * 8
     assert ("scratch" in (b[1] for b in p.dispatches[0]["bindings"]))
@@ -70,8 +70,9 @@ def test_lengths_with_no_split_of_two_coalesced_factors_take_three_passes(n, fac
     assert min(first["per_group"], second["per_group"], third["per_group"]) >= 4
     # every side but the row pass's load is walked across neighbouring transforms
     assert [first["in"]["walk"], first["out"]["walk"], second["in"]["walk"],
-            second["out"]["walk"], third["out"]["walk"]] == [WALK_ACROSS] * 5
-    assert (first["post_mode"], second["post_mode"], third["post_mode"]) == (2, 2, 0)
+            second["out"]["walk"], third["out"]["walk"]] == ["across"] * 5
+    assert (first["post_mode"], second["post_mode"], third["post_mode"]) == (
+        "four_step_twiddle", "four_step_twiddle", "none")
     assert (first["twiddle_n"], second["twiddle_n"]) == (n, n2 * n3)
     # pass 2 stores Z[k1, k2, j3] at (k2 n1 + k1) n3 + j3: batches (entry, k1) at k1 n3
     assert (second["out"]["inner_count"], second["out"]["inner_stride"]) == (n1, n3)
@@ -84,9 +85,10 @@ def test_lengths_with_no_split_of_two_coalesced_factors_take_three_passes(n, fac
 def test_large_primes_use_bluestein_with_host_chirp():
     p = plan(C2C, 4099)
     first, middle, last = (d["params"] for d in p.dispatches)
-    assert first["pre_mode"] == 1 and first["in"]["valid"] == 4099
+    assert first["pre_mode"] == "times_table" and first["in"]["valid"] == 4099
     assert middle["convolve"] == 1  # forward, times the spectrum, and back: one row pass
-    assert last["pre_mode"] == 2 and last["post_mode"] == 1 and last["out"]["valid"] == 4099
+    assert last["pre_mode"] == "four_step_twiddle" and last["post_mode"] == "times_table"
+    assert last["out"]["valid"] == 4099
     m = first["n"] * middle["n"]
     assert m == 8232  # 2^3 3 7^3: the first 7-smooth length >= 2n - 1
     assert p.table_bytes >= (4099 + m) * 8
@@ -96,7 +98,7 @@ def test_large_primes_use_bluestein_with_host_chirp():
 def test_short_bluestein_convolutions_take_one_pass():
     (d,) = plan(C2C, 97).dispatches
     assert d["params"]["convolve"] == 1 and d["params"]["n"] == 196
-    assert d["params"]["pre_mode"] == d["params"]["post_mode"] == 1  # the chirp both ways
+    assert d["params"]["pre_mode"] == d["params"]["post_mode"] == "times_table"  # the chirp both ways
 
 
 @pytest.mark.parametrize("n,m", [(17, 35), (97, 196), (10007, 20160), (65537, 131220), (8191, 16384)])
@@ -106,37 +108,34 @@ def test_bluestein_takes_a_shorter_smooth_length_before_a_power_of_two(n, m):
     assert (inner[0] if len(inner) == 1 else inner[0] * inner[1]) == m
 
 
-WALK_LANES, WALK_ACROSS, WALK_RUN = 0, 1, 2
-
-
 def test_contiguous_batches_are_walked_as_one_run():
     for n, batch in ((16, 1000), (1024, 8), (4096, 2)):
         d = plan(C2C, n, batch=batch).dispatches[0]["params"]
-        assert (d["in"]["walk"], d["out"]["walk"]) == (WALK_RUN, WALK_RUN)
+        assert (d["in"]["walk"], d["out"]["walk"]) == ("run", "run")
     # real input read as pairs of floats
-    assert plan(R2C, 64, batch=100).dispatches[0]["params"]["in"]["walk"] == WALK_RUN
+    assert plan(R2C, 64, batch=100).dispatches[0]["params"]["in"]["walk"] == "run"
 
 
 def test_four_step_columns_are_walked_across_transforms():
     first, second = (d["params"] for d in plan(C2C, 1 << 16, batch=2).dispatches)
     assert first["per_group"] > 1
-    assert (first["in"]["walk"], first["out"]["walk"]) == (WALK_ACROSS, WALK_ACROSS)
-    assert (second["in"]["walk"], second["out"]["walk"]) == (WALK_RUN, WALK_ACROSS)
+    assert (first["in"]["walk"], first["out"]["walk"]) == ("across", "across")
+    assert (second["in"]["walk"], second["out"]["walk"]) == ("run", "across")
     assert 1 << (2 * first["twiddle_shift"]) >= 1 << 16  # the split table's fine part covers sqrt(n)
 
 
 def test_multiplied_sides_are_not_walked_as_runs():
     first = plan(C2C, 97).dispatches[0]["params"]  # Bluestein: chirp on load, spectrum on store
-    assert first["in"]["walk"] != WALK_RUN and first["out"]["walk"] != WALK_RUN
+    assert first["in"]["walk"] != "run" and first["out"]["walk"] != "run"
 
 
 def test_real_transforms_use_half_length():
     # one pass: the unpack fused into the store, the pack into the load
     (r2c,) = plan(R2C, 64).dispatches
     assert r2c["kernel"] == "fft_stockham_pow2" and r2c["params"]["n"] == 32
-    assert r2c["params"]["post_mode"] == 3
+    assert r2c["params"]["post_mode"] == "r2c_unpack"
     (c2r,) = plan(C2R, 64, forward=False).dispatches
-    assert c2r["params"]["n"] == 32 and c2r["params"]["pre_mode"] == 4
+    assert c2r["params"]["n"] == 32 and c2r["params"]["pre_mode"] == "c2r_pack"
     # beyond one group, a pass of its own
     assert kernels(plan(R2C, 1 << 14)) == ["fft_stockham_pow2"] * 2 + ["fft_r2c_unpack"]
     assert kernels(plan(C2R, 1 << 14, forward=False)) == ["fft_c2r_pack"] + ["fft_stockham_pow2"] * 2
@@ -202,7 +201,7 @@ def test_convolving_rows_walk_as_one_run(n):
     d = next(d for d in plan(C2C, n, batch=2).dispatches if d["params"]["convolve"])
     p = d["params"]
     assert p["per_batch"] % p["per_group"] == 0
-    assert (p["in"]["walk"], p["out"]["walk"]) == (2, 2)  # FFT_WALK_RUN
+    assert (p["in"]["walk"], p["out"]["walk"]) == ("run", "run")
     most = min(4096 // p["n"], 256 // p["threads_per_transform"])
     assert 4 * p["per_group"] >= 3 * most
 
