@@ -333,7 +333,7 @@ def test_native_errors_are_the_package_classes():
     cache = af.PlanCache()
     cache.close()
     with pytest.raises(af.JaxAppleFftError) as caught:
-        testing.prepare_cpu(cache.handle, TransformKind.C2C, True, Precision.SINGLE, [8], [0], [8])
+        testing.describe_cpu(cache.handle, TransformKind.C2C, True, Precision.SINGLE, [8], [0], [8])
     assert type(caught.value) is af.CacheClosedError
 
 

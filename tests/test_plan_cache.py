@@ -44,7 +44,7 @@ def plan_bytes(kind, n, precision=Precision.SINGLE):
     """What one line plan costs, measured on a throwaway cache."""
     probe = af.PlanCache()
     in_n = n // 2 + 1 if kind == C2R else n
-    testing.prepare_cpu(probe.handle, kind, True, precision, [1, in_n], [1], [n])
+    testing.describe_cpu(probe.handle, kind, True, precision, [1, in_n], [1], [n])
     stats = probe.stats()
     assert stats.entries == 1
     return stats.plan_bytes
@@ -164,13 +164,13 @@ def test_lru_eviction_at_max_entries(rng):
 
 
 def test_eviction_at_max_bytes():
-    """Plans only (prepare_cpu runs nothing, so no scratch is involved)."""
+    """Plans only (describe_cpu runs nothing, so no scratch is involved)."""
     sizes = (64, 96, 128)
     costs = [plan_bytes(C2C, n) for n in sizes]
     budget = sum(costs) - 1  # all three never fit; any two do
     cache = af.PlanCache(max_bytes=budget)
     def prepare(n):
-        testing.prepare_cpu(cache.handle, C2C, True, Precision.SINGLE, [1, n], [1], [n])
+        testing.describe_cpu(cache.handle, C2C, True, Precision.SINGLE, [1, n], [1], [n])
 
     for n in sizes[:2]:
         prepare(n)
@@ -326,7 +326,7 @@ _FAILED_BUILD_CHILD = textwrap.dedent("""
         errors = []
         for attempt in range(2):  # a failed key is retried, and fails again
             try:
-                testing.prepare_cpu(cache.handle, TransformKind.C2C, True, Precision.SINGLE,
+                testing.describe_cpu(cache.handle, TransformKind.C2C, True, Precision.SINGLE,
                                     [huge], [0], [huge])
                 errors.append(None)
             except af.PlanBuildError as e:

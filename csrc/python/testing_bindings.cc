@@ -41,20 +41,6 @@ nb::dict profile_as_dict(const CpuProfile& profile) {
 void bind_testing(nb::module_& t) {
   t.doc() = "Test and measuring hooks of jax_apple_fft; not part of its API.";
   t.def(
-      "prepare_cpu",
-      [](std::uint64_t cache, TransformKind kind, bool forward, Precision precision,
-         std::vector<std::int64_t> in_shape, std::vector<std::int64_t> axes,
-         std::vector<std::int64_t> lengths) {
-        const TransformSpec spec = checked_spec(kind, forward, precision, in_shape, axes, lengths);
-        auto owner = cache_named(cache);
-        nb::gil_scoped_release release;
-        CpuTransform::prepare(spec, *owner);
-      },
-      nb::arg("cache"), nb::arg("kind"), nb::arg("forward"), nb::arg("precision"),
-      nb::arg("in_shape"), nb::arg("axes"), nb::arg("lengths"),
-      "Builds (or finds) in the cache of handle `cache` every plan a CPU transform needs, "
-      "without running it.");
-  t.def(
       "describe_cpu",
       [](std::uint64_t cache, TransformKind kind, bool forward, Precision precision,
          std::vector<std::int64_t> in_shape, std::vector<std::int64_t> axes,
@@ -66,7 +52,8 @@ void bind_testing(nb::module_& t) {
       },
       nb::arg("cache"), nb::arg("kind"), nb::arg("forward"), nb::arg("precision"),
       nb::arg("in_shape"), nb::arg("axes"), nb::arg("lengths"),
-      "The CPU plan of a transform on the cache's threads, one line per pass.");
+      "Builds (or finds) in the cache of handle `cache` every plan a CPU transform needs, "
+      "without running it, and describes the plan on the cache's threads, one line per pass.");
   t.def(
       "profile_cpu",
       [](std::uint64_t cache, TransformKind kind, bool forward, Precision precision,
