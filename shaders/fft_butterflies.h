@@ -1,6 +1,6 @@
 // Small DFTs on values held in registers, for one Stockham stage.
 //
-// Radices 2, 3, 4, 5, 7 and 8 are written out, with constants that are
+// Radices 2, 3, 4, 5, 7, 8 and 16 are written out, with constants that are
 // double-precision values rounded once; 11 and 13 use a direct DFT whose
 // roots come from the stage twiddle table.
 #pragma once
@@ -98,6 +98,38 @@ inline void butterfly8(thread float2* v, uint inverse) {
   }
 }
 
+// Sixteen points as four radix-4 DFTs over the columns of a 4 x 4 matrix
+// (v[4 n1 + n2], column n2), the twiddles w16^(n2 k1), and four over its rows.
+inline void butterfly16(thread float2* v, uint inverse) {
+  const float c = 0.923879532511286756128183189396788933f;  // cos(pi / 8)
+  const float s = 0.382683432365089771728459984030398866f;  // sin(pi / 8)
+  const float r = 0.707106781186547524400844362104849039f;  // cos(pi / 4)
+  float2 a[4][4];
+  FFT_UNROLL
+  for (uint n2 = 0u; n2 < 4u; ++n2) {
+    FFT_UNROLL
+    for (uint n1 = 0u; n1 < 4u; ++n1) a[n2][n1] = v[4u * n1 + n2];
+    butterfly4(a[n2], inverse);
+  }
+  // w16^m = e^{-2 pi i m / 16} for m = n2 k1 (conjugated for inverse)
+  a[1][1] = complex_mul(a[1][1], directed(float2(c, -s), inverse));
+  a[1][2] = complex_mul(a[1][2], directed(float2(r, -r), inverse));
+  a[1][3] = complex_mul(a[1][3], directed(float2(s, -c), inverse));
+  a[2][1] = complex_mul(a[2][1], directed(float2(r, -r), inverse));
+  a[2][2] = rotate_quarter(a[2][2], inverse);
+  a[2][3] = complex_mul(a[2][3], directed(float2(-r, -r), inverse));
+  a[3][1] = complex_mul(a[3][1], directed(float2(s, -c), inverse));
+  a[3][2] = complex_mul(a[3][2], directed(float2(-r, -r), inverse));
+  a[3][3] = complex_mul(a[3][3], directed(float2(-c, s), inverse));
+  FFT_UNROLL
+  for (uint k1 = 0u; k1 < 4u; ++k1) {
+    float2 b[4] = {a[0][k1], a[1][k1], a[2][k1], a[3][k1]};
+    butterfly4(b, inverse);
+    FFT_UNROLL
+    for (uint k2 = 0u; k2 < 4u; ++k2) v[k1 + 4u * k2] = b[k2];
+  }
+}
+
 // Direct DFT of size R; w_R^m = twiddles[m * (n / R)], each root read once.
 template <uint R>
 inline void butterfly_direct(thread float2* v, uint inverse, uint n,
@@ -133,6 +165,8 @@ inline void butterfly(thread float2* v, uint inverse, uint n, device const float
     butterfly7(v, inverse);
   } else if (R == 8u) {
     butterfly8(v, inverse);
+  } else if (R == 16u) {
+    butterfly16(v, inverse);
   } else {
     butterfly_direct<R>(v, inverse, n, twiddles);
   }

@@ -1,7 +1,10 @@
-// Moving a threadgroup's transforms between device memory and threadgroup
-// memory: where each thread's elements live on a side (FftSide), how the
-// group's threads walk them (FFT_WALK_*), and the operations fused into
-// loading and storing (FFT_FUSED_*, the normalisation).
+// Moving a threadgroup's transforms between device memory and the group:
+// where each thread's elements live on a side (FftSide), how the group's
+// threads walk them (FFT_WALK_*), and the operations fused into loading and
+// storing (FFT_FUSED_*, the normalisation). A side is loaded either into
+// threadgroup memory (load_group) or straight into the first stage's
+// registers (load_first_stage), and stored from threadgroup memory
+// (store_group) or from the last stage's registers (store_last_stage).
 //
 // Loads and stores issue all of a thread's accesses before using any, so
 // each thread keeps up to FFT_MAX_THREAD_VALUES memory requests in flight.
@@ -9,6 +12,48 @@
 
 #include "fft_group_memory.h"
 #include "fft_pipeline_constants.h"
+
+// The buffers of a Stockham dispatch (the kernel's bindings 0-5).
+struct StockhamBuffers {
+  device const float* in;
+  device float* out;
+  device const float2* twiddles;
+  device const float2* pre;
+  device const float2* post;
+  device const float2* extra;
+};
+
+// The values a thread holds in one stage of radix R: v[b][r] is input (or
+// output) r of its b-th butterfly. After unrolling, every index is a
+// constant: registers, not memory.
+#define FFT_STAGE_HELD(R) ((FFT_MAX_THREAD_VALUES + (R) - 1u) / (R))  // butterflies
+template <uint R>
+struct StageValues {
+  float2 v[FFT_STAGE_HELD(R)][R];
+};
+
+// Which transform of the group a thread works on, and its rank among that
+// transform's threads: it takes elements (or butterflies) rank,
+// rank + threads_per_transform, ...
+struct StageThread {
+  uint local;   // transform within the group
+  uint rank;
+  uint offset;  // the transform's first element in threadgroup memory
+};
+
+// A thread's transform and rank under a walk other than FFT_WALK_RUN.
+inline StageThread walk_thread(constant FftParams& p, uint walk, uint tid) {
+  StageThread at;
+  if (walk == FFT_WALK_ACROSS) {
+    at.local = tid % dispatch_per_group(p);
+    at.rank = tid / dispatch_per_group(p);
+  } else {
+    at.local = tid / dispatch_threads_per_transform(p);
+    at.rank = tid % dispatch_threads_per_transform(p);
+  }
+  at.offset = at.local * dispatch_n(p);
+  return at;
+}
 
 // Where one transform's elements live on one side: computed once per
 // thread, so that the element loops multiply and add only.
@@ -26,29 +71,11 @@ inline TransformSide transform_side(constant FftSide& s, constant FftParams& p, 
   return t;
 }
 
-// Which transform of the group a thread loads or stores for, and its rank
-// among that transform's threads, under a walk other than FFT_WALK_RUN.
-struct WalkPosition {
-  uint local;  // transform within the group
-  uint rank;   // takes elements rank, rank + threads_per_transform, ...
-};
-
-inline WalkPosition walk_position(constant FftSide& s, constant FftParams& p, uint tid) {
-  WalkPosition w;
-  if (s.walk == FFT_WALK_ACROSS) {
-    w.local = tid % dispatch_per_group(p);
-    w.rank = tid / dispatch_per_group(p);
-  } else {
-    w.local = tid / dispatch_threads_per_transform(p);
-    w.rank = tid % dispatch_threads_per_transform(p);
-  }
-  return w;
-}
-
 // Float index of the group's first element under FFT_WALK_RUN.
-inline uint run_start(constant FftSide& s, constant FftParams& p, uint first_transform) {
+inline uint run_start(constant FftSide& s, uint kind, constant FftParams& p,
+                      uint first_transform) {
   TransformSide t = transform_side(s, p, first_transform);
-  return s.kind == FFT_SIDE_COMPLEX ? 2u * (t.base + t.first) : t.base + 2u * t.first;
+  return kind == FFT_SIDE_COMPLEX ? 2u * (t.base + t.first) : t.base + 2u * t.first;
 }
 
 // Transforms of the group that exist (the last group may be partial).
@@ -57,36 +84,44 @@ inline uint present_transforms(constant FftParams& p, uint first_transform) {
   return remaining < dispatch_per_group(p) ? remaining : dispatch_per_group(p);
 }
 
+// Whether the first stage takes its inputs from the load and the last gives
+// its outputs to the store: where the walk gives each thread whole
+// butterflies (not FFT_WALK_RUN, T dividing the stage's n / R) and, for the
+// store, every output is stored where it is computed (not FFT_FUSED_R2C_UNPACK).
+inline bool loads_into_first_stage(constant FftParams& p) {
+  return dispatch_in_walk(p) != FFT_WALK_RUN && dispatch_stages(p) > 0u &&
+         (dispatch_n(p) / dispatch_first_radix(p)) % dispatch_threads_per_transform(p) == 0u;
+}
+inline bool stores_from_last_stage(constant FftParams& p) {
+  return dispatch_out_walk(p) != FFT_WALK_RUN && dispatch_post_mode(p) != FFT_FUSED_R2C_UNPACK &&
+         dispatch_stages(p) > 0u &&
+         (dispatch_n(p) / dispatch_last_radix(p)) % dispatch_threads_per_transform(p) == 0u;
+}
+
 // w_N^(i * residue) for the four-step decomposition, conjugated for inverse
 // transforms; the planner keeps i * residue below twiddle_n (i < n1, residue < n2).
 inline float2 four_step_twiddle(constant FftParams& p, device const float2* coarse,
                                 device const float2* fine, uint i, uint residue) {
   uint e = i * residue;
   uint fine_mask = (1u << p.twiddle_shift) - 1u;
-  return directed(complex_mul(coarse[e >> p.twiddle_shift], fine[e & fine_mask]), p.inverse);
+  return directed(complex_mul(coarse[e >> p.twiddle_shift], fine[e & fine_mask]),
+                  dispatch_inverse(p));
 }
 
-template <uint kKind>
-inline float2 read_kind(device const float* buffer, uint base, uint g, uint stride) {
-  if (kKind == FFT_SIDE_COMPLEX) return load_pair(buffer, 2u * (base + g * stride));
-  if (kKind == FFT_SIDE_REAL) return float2(buffer[base + g * stride], 0.0f);
+inline float2 read_kind(device const float* buffer, uint kind, uint base, uint g, uint stride) {
+  if (kind == FFT_SIDE_COMPLEX) return load_pair(buffer, 2u * (base + g * stride));
+  if (kind == FFT_SIDE_REAL) return float2(buffer[base + g * stride], 0.0f);
   uint at = base + 2u * g * stride;
   return float2(buffer[at], buffer[at + stride]);
 }
 
-// A thread's elements of one transform: element rank + c * threads_per_transform
-// into values[c], zero where absent or beyond `valid`.
-template <uint kKind>
-inline void read_strided(constant FftParams& p, device const float* in, TransformSide t, bool present,
-                      uint rank, thread float2* values) {
-  FFT_UNROLL
-  for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-    uint i = rank + c * dispatch_threads_per_transform(p);
-    uint g = i * p.in.g_mul + t.first;
-    values[c] = present && i < dispatch_n(p) && g < p.in.valid
-                    ? read_kind<kKind>(in, t.base, g, p.in.elem_stride)
-                    : float2(0.0f, 0.0f);
-  }
+// Element i of a transform as loaded: zero where the transform is absent or
+// its global index g is beyond `valid`.
+inline float2 read_input(constant FftParams& p, device const float* in, TransformSide t,
+                         bool present, uint i) {
+  uint g = i * p.in.g_mul + t.first;
+  return present && g < p.in.valid ? read_kind(in, dispatch_in_kind(p), t.base, g, p.in.elem_stride)
+                                   : float2(0.0f, 0.0f);
 }
 
 // Z[k] of a C2R of 2n points (n = dispatch_n(p)) from bins k and n - k: bin 0
@@ -102,18 +137,33 @@ inline float2 c2r_packed(constant FftParams& p, device const float* in, device c
   return c2r_packed_value(bin, conjugate(mirror), roots[k]);
 }
 
+// The pre-operation on element i of a transform, v as loaded.
+inline float2 pre_operation(constant FftParams& p, StockhamBuffers io, TransformSide t,
+                            bool present, uint i, float2 v) {
+  uint mode = dispatch_pre_mode(p);
+  if (mode == FFT_FUSED_TIMES_TABLE) {
+    uint g = i * p.in.g_mul + t.first;
+    return g < p.in.valid ? complex_mul(v, io.pre[g]) : v;
+  }
+  if (mode == FFT_FUSED_FOUR_STEP_TWIDDLE) {
+    return complex_mul(v, four_step_twiddle(p, io.pre, io.extra, i, t.residue));
+  }
+  if (mode == FFT_FUSED_C2R_PACK && present) return c2r_packed(p, io.in, io.pre, t, i, v);
+  return v;
+}
+
+// Loads the group's transforms into threadgroup memory.
 template <bool kSwizzle>
-inline void load_group(constant FftParams& p, device const float* in, device const float2* pre,
-                       device const float2* extra, threadgroup float2* shared, uint tid,
-                       uint first_transform) {
+inline void load_group(constant FftParams& p, StockhamBuffers io, threadgroup float2* shared,
+                       uint tid, uint first_transform) {
   float2 values[FFT_MAX_THREAD_VALUES];
-  if (p.in.walk == FFT_WALK_RUN) {
-    uint start = run_start(p.in, p, first_transform);
+  if (dispatch_in_walk(p) == FFT_WALK_RUN) {
+    uint start = run_start(p.in, dispatch_in_kind(p), p, first_transform);
     uint count = present_transforms(p, first_transform) * dispatch_n(p);
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
       uint f = tid + c * dispatch_group_threads(p);
-      values[c] = f < count ? load_pair(in, start + 2u * f) : float2(0.0f, 0.0f);
+      values[c] = f < count ? load_pair(io.in, start + 2u * f) : float2(0.0f, 0.0f);
     }
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
@@ -122,45 +172,96 @@ inline void load_group(constant FftParams& p, device const float* in, device con
     }
     return;
   }
-  WalkPosition w = walk_position(p.in, p, tid);
-  uint transform = first_transform + w.local;
+  StageThread at = walk_thread(p, dispatch_in_walk(p), tid);
+  uint transform = first_transform + at.local;
   bool present = transform < p.transforms;
   TransformSide t = transform_side(p.in, p, transform);
-  if (p.in.kind == FFT_SIDE_COMPLEX) {
-    read_strided<FFT_SIDE_COMPLEX>(p, in, t, present, w.rank, values);
-  } else if (p.in.kind == FFT_SIDE_REAL) {
-    read_strided<FFT_SIDE_REAL>(p, in, t, present, w.rank, values);
-  } else {
-    read_strided<FFT_SIDE_REAL_PAIRS>(p, in, t, present, w.rank, values);
-  }
-  uint offset = w.local * dispatch_n(p);
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-    uint i = w.rank + c * dispatch_threads_per_transform(p);
+    uint i = at.rank + c * dispatch_threads_per_transform(p);
+    values[c] = i < dispatch_n(p) ? read_input(p, io.in, t, present, i) : float2(0.0f, 0.0f);
+  }
+  FFT_UNROLL
+  for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
+    uint i = at.rank + c * dispatch_threads_per_transform(p);
     if (i < dispatch_n(p)) {
-      uint g = i * p.in.g_mul + t.first;
-      if (p.pre_mode == FFT_FUSED_TIMES_TABLE && g < p.in.valid) {
-        values[c] = complex_mul(values[c], pre[g]);
-      } else if (p.pre_mode == FFT_FUSED_FOUR_STEP_TWIDDLE) {
-        values[c] = complex_mul(values[c], four_step_twiddle(p, pre, extra, i, t.residue));
-      } else if (p.pre_mode == FFT_FUSED_C2R_PACK && present) {
-        values[c] = c2r_packed(p, in, pre, t, i, values[c]);
-      }
-      shared[slot<kSwizzle>(offset + i)] = values[c];
+      shared[slot<kSwizzle>(at.offset + i)] = pre_operation(p, io, t, present, i, values[c]);
     }
   }
 }
 
-inline void store_value(constant FftParams& p, device float* out, device const float2* post,
-                        device const float2* extra, TransformSide t, uint i, float2 v) {
+// Loads a thread's inputs of the first stage (radix R) straight into its
+// registers, where loads_into_first_stage holds; returns the thread's
+// transform and rank, which the stage keeps.
+template <uint R>
+inline StageThread load_first_stage(constant FftParams& p, StockhamBuffers io, uint tid,
+                                    uint first_transform, thread StageValues<R>& s) {
+  StageThread at = walk_thread(p, dispatch_in_walk(p), tid);
+  uint transform = first_transform + at.local;
+  bool present = transform < p.transforms;
+  TransformSide t = transform_side(p.in, p, transform);
+  const uint butterflies = dispatch_n(p) / R;
+  FFT_UNROLL
+  for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
+    uint j = at.rank + b * dispatch_threads_per_transform(p);
+    if (j >= butterflies) continue;
+    FFT_UNROLL
+    for (uint r = 0u; r < R; ++r) s.v[b][r] = read_input(p, io.in, t, present, j + r * butterflies);
+  }
+  FFT_UNROLL
+  for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
+    uint j = at.rank + b * dispatch_threads_per_transform(p);
+    if (j >= butterflies) continue;
+    FFT_UNROLL
+    for (uint r = 0u; r < R; ++r) {
+      s.v[b][r] = pre_operation(p, io, t, present, j + r * butterflies, s.v[b][r]);
+    }
+  }
+  return at;
+}
+
+// Stores element i of a transform: the post-operation, the normalisation,
+// nothing beyond `valid`.
+inline void store_value(constant FftParams& p, StockhamBuffers io, TransformSide t, uint i,
+                        float2 v) {
   uint g = i * p.out.g_mul + t.first;
   if (g >= p.out.valid) return;
-  if (p.post_mode == FFT_FUSED_TIMES_TABLE) {
-    v = complex_mul(v, post[g]);
-  } else if (p.post_mode == FFT_FUSED_FOUR_STEP_TWIDDLE) {
-    v = complex_mul(v, four_step_twiddle(p, post, extra, i, t.residue));
+  if (dispatch_post_mode(p) == FFT_FUSED_TIMES_TABLE) {
+    v = complex_mul(v, io.post[g]);
+  } else if (dispatch_post_mode(p) == FFT_FUSED_FOUR_STEP_TWIDDLE) {
+    v = complex_mul(v, four_step_twiddle(p, io.post, io.extra, i, t.residue));
   }
-  write_element_at(p.out, out, t.base, g, v * p.scale);
+  v = v * p.scale;
+  uint kind = dispatch_out_kind(p);
+  uint stride = p.out.elem_stride;
+  if (kind == FFT_SIDE_COMPLEX) {
+    store_pair(io.out, 2u * (t.base + g * stride), v);
+  } else if (kind == FFT_SIDE_REAL) {
+    io.out[t.base + g * stride] = v.x;
+  } else {
+    uint at = t.base + 2u * g * stride;
+    io.out[at] = v.x;
+    io.out[at + stride] = v.y;
+  }
+}
+
+// Stores a thread's outputs of the last stage (radix R) from its registers,
+// where stores_from_last_stage holds: output r of butterfly j is element
+// j + r * (n / R).
+template <uint R>
+inline void store_last_stage(constant FftParams& p, StockhamBuffers io, StageThread at,
+                             uint first_transform, thread StageValues<R>& s) {
+  uint transform = first_transform + at.local;
+  if (transform >= p.transforms) return;
+  TransformSide t = transform_side(p.out, p, transform);
+  const uint butterflies = dispatch_n(p) / R;
+  FFT_UNROLL
+  for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
+    uint j = at.rank + b * dispatch_threads_per_transform(p);
+    if (j >= butterflies) continue;
+    FFT_UNROLL
+    for (uint r = 0u; r < R; ++r) store_value(p, io, t, j + r * butterflies, s.v[b][r]);
+  }
 }
 
 // Bin k (0..n) of a real FFT of 2n points from the half-length complex FFT Z
@@ -174,41 +275,40 @@ inline float2 r2c_unpacked(constant FftParams& p, threadgroup float2* data, uint
   return r2c_unpacked_value(zk, zc, roots[k]);
 }
 
+// Stores the group's transforms from threadgroup memory.
 template <bool kSwizzle>
-inline void store_group(constant FftParams& p, device float* out, device const float2* post,
-                        device const float2* extra, threadgroup float2* shared, uint tid,
-                        uint first_transform) {
-  if (p.out.walk == FFT_WALK_RUN) {
-    uint start = run_start(p.out, p, first_transform);
+inline void store_group(constant FftParams& p, StockhamBuffers io, threadgroup float2* shared,
+                        uint tid, uint first_transform) {
+  if (dispatch_out_walk(p) == FFT_WALK_RUN) {
+    uint start = run_start(p.out, dispatch_out_kind(p), p, first_transform);
     uint count = present_transforms(p, first_transform) * dispatch_n(p);
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
       uint f = tid + c * dispatch_group_threads(p);
-      if (f < count) store_pair(out, start + 2u * f, shared[slot<kSwizzle>(f)] * p.scale);
+      if (f < count) store_pair(io.out, start + 2u * f, shared[slot<kSwizzle>(f)] * p.scale);
     }
     return;
   }
-  WalkPosition w = walk_position(p.out, p, tid);
-  uint transform = first_transform + w.local;
+  StageThread at = walk_thread(p, dispatch_out_walk(p), tid);
+  uint transform = first_transform + at.local;
   if (transform >= p.transforms) return;
   TransformSide t = transform_side(p.out, p, transform);
   const uint n = dispatch_n(p);
   const uint transform_threads = dispatch_threads_per_transform(p);
-  uint offset = w.local * n;
-  if (p.post_mode == FFT_FUSED_R2C_UNPACK) {
+  if (dispatch_post_mode(p) == FFT_FUSED_R2C_UNPACK) {
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-      uint k = w.rank + c * transform_threads;
-      if (k < n) store_value(p, out, post, extra, t, k, r2c_unpacked<kSwizzle>(p, shared, offset, post, k));
+      uint k = at.rank + c * transform_threads;
+      if (k < n) store_value(p, io, t, k, r2c_unpacked<kSwizzle>(p, shared, at.offset, io.post, k));
     }
-    if (w.rank == 0u) {
-      store_value(p, out, post, extra, t, n, r2c_unpacked<kSwizzle>(p, shared, offset, post, n));
+    if (at.rank == 0u) {
+      store_value(p, io, t, n, r2c_unpacked<kSwizzle>(p, shared, at.offset, io.post, n));
     }
     return;
   }
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
-    uint i = w.rank + c * transform_threads;
-    if (i < n) store_value(p, out, post, extra, t, i, shared[slot<kSwizzle>(offset + i)]);
+    uint i = at.rank + c * transform_threads;
+    if (i < n) store_value(p, io, t, i, shared[slot<kSwizzle>(at.offset + i)]);
   }
 }

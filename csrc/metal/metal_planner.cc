@@ -32,7 +32,11 @@ using metal_routes::stockham_radices;
 using metal_routes::three_pass_split;
 using metal_routes::threads_per_transform;
 
-constexpr std::uint32_t kMaxGroupThreads = 256;  // below any device's pipeline limit
+constexpr std::uint32_t kMaxGroupThreads = metal_routes::kMaxTransformThreads;
+// Bytes of one coalesced piece of device memory: a warp's accesses that fill
+// whole pieces cost no more than they move (NVIDIA's 32-byte sectors).
+constexpr std::uint32_t kCoalescedBytes = 32;
+constexpr std::uint32_t kAcrossTransforms = kCoalescedBytes / sizeof(shaders::float2);
 constexpr std::uint64_t kAlignment = 256;  // bytes; every table and scratch region starts aligned
 constexpr std::uint64_t kIndexLimit = std::uint64_t(1) << 32;  // kernels index floats with uint
 
@@ -44,16 +48,12 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / 
 
 [[noreturn]] void fail(const std::string& message) { throw PlanBuildError("Metal FFT: " + message); }
 
-// The pipeline constants of a Stockham dispatch (fft_pipeline_constants.h).
-// Lengths 2^k divide by their spans with shifts already: their pipelines fix
-// nothing (fixed, n = 256..4096 lost a quarter of their speed on the H200,
-// the unrolled stages spilling registers). Others fix their shape, the radix
-// list becoming a stage count per radix in the order of the kernel's stage
-// runs, which is the order of the list.
-std::vector<std::uint32_t> stockham_pipeline_constants(const FftParams& p, bool power_of_two) {
-  constexpr std::uint32_t kRunOrder[] = {8, 4, 2, 3, 5, 7, 11, 13};
+// The pipeline constants of a Stockham dispatch (fft_pipeline_constants.h):
+// its shape, the radix list as a stage count per radix in the order of the
+// kernel's stage runs (the order of the list), and its modes.
+std::vector<std::uint32_t> stockham_pipeline_constants(const FftParams& p) {
+  constexpr std::uint32_t kRunOrder[FFT_RUN_RADICES] = {16, 8, 4, 2, 3, 5, 7, 11, 13};
   std::vector<std::uint32_t> constants(FFT_CONSTANT_COUNT, 0);
-  if (power_of_two) return constants;
   constants[FFT_CONSTANT_FIXED_SHAPE] = 1;
   constants[FFT_CONSTANT_N] = p.n;
   constants[FFT_CONSTANT_THREADS_PER_TRANSFORM] = p.threads_per_transform;
@@ -62,16 +62,26 @@ std::vector<std::uint32_t> stockham_pipeline_constants(const FftParams& p, bool 
     const auto* at = std::find(std::begin(kRunOrder), std::end(kRunOrder), p.radix[s]);
     constants[FFT_CONSTANT_STAGES + std::uint32_t(at - std::begin(kRunOrder))] += 1;
   }
+  constants[FFT_CONSTANT_INVERSE] = p.inverse;
+  constants[FFT_CONSTANT_PRE_MODE] = p.pre_mode;
+  constants[FFT_CONSTANT_POST_MODE] = p.post_mode;
+  constants[FFT_CONSTANT_CONVOLVE] = p.convolve;
+  constants[FFT_CONSTANT_IN_KIND] = p.in.kind;
+  constants[FFT_CONSTANT_IN_WALK] = p.in.walk;
+  constants[FFT_CONSTANT_OUT_KIND] = p.out.kind;
+  constants[FFT_CONSTANT_OUT_WALK] = p.out.walk;
   return constants;
 }
 
 // How the group's threads cover one side's elements (FFT_WALK_*): one
-// contiguous run of float pairs where the group's transforms are one, else
-// neighbouring threads on neighbouring transforms where a transform's own
-// elements are apart; either way a warp's accesses are contiguous in the
-// usual layouts.
+// contiguous run of float pairs where the group's transforms are one and
+// their threads would not take coalesced pieces along them
+// (`coalesced_along`), else neighbouring threads on neighbouring transforms
+// where a transform's own elements are apart; either way a warp's accesses
+// are contiguous in the usual layouts. A walk other than the run lets the
+// first stage load, or the last store, in registers (shaders/fft_stages.h).
 std::uint32_t choose_walk(const FftSide& s, std::uint64_t n, std::uint64_t per_group,
-                          std::uint64_t per_batch, bool multiplied) {
+                          std::uint64_t per_batch, bool multiplied, bool coalesced_along) {
   const bool pairs = s.kind == FFT_SIDE_COMPLEX || s.kind == FFT_SIDE_REAL_PAIRS;
   const std::uint64_t unit = s.kind == FFT_SIDE_COMPLEX ? 1 : 2;  // side elements per pair
   const bool every_element_valid = (n - 1) + (per_batch - 1) * std::uint64_t(s.r_mul) < s.valid;
@@ -82,7 +92,8 @@ std::uint32_t choose_walk(const FftSide& s, std::uint64_t n, std::uint64_t per_g
       per_batch == 1 && (s.inner_count == 1 ? s.outer_stride == unit * n
                                             : s.inner_stride == unit * n &&
                                                   s.outer_stride == s.inner_count * unit * n);
-  if (pairs && !multiplied && s.g_mul == 1 && s.elem_stride == 1 && every_element_valid &&
+  if (!coalesced_along && pairs && !multiplied && s.g_mul == 1 && s.elem_stride == 1 &&
+      every_element_valid &&
       even_bases && (run_in_batch || run_across_batches)) {
     return FFT_WALK_RUN;
   }
@@ -400,18 +411,35 @@ class Planner {
                      FusedOperation post, double scale,
                      std::optional<std::uint64_t> spectrum = std::nullopt) {
     const std::vector<std::uint32_t> radices = *stockham_radices(n);
-    const std::uint32_t threads_each = threads_per_transform(n, radices);
+    // A side strided along its transforms walks across kAcrossTransforms of
+    // them at least, for whole coalesced pieces: fewer threads per transform.
+    const bool strided = std::uint64_t(in.side.g_mul) * in.side.elem_stride != 1 ||
+                         std::uint64_t(out.side.g_mul) * out.side.elem_stride != 1;
+    const std::uint32_t threads_each = threads_per_transform(
+        n, radices, strided ? kMaxGroupThreads / kAcrossTransforms : kMaxGroupThreads);
     std::uint64_t most = std::min<std::uint64_t>(kThreadgroupElements / n, kMaxGroupThreads / threads_each);
     most = std::max<std::uint64_t>(1, std::min(most, transforms));
+    // A side whose stage end can meet device memory in registers walks along
+    // its transforms rather than as one run, where a transform's threads
+    // still cover whole coalesced pieces of it.
+    const bool coalesced = threads_each * sizeof(shaders::float2) >= kCoalescedBytes;
+    const bool load_in_registers =
+        coalesced && !radices.empty() && (n / radices.front()) % threads_each == 0;
+    const bool store_in_registers = coalesced && !radices.empty() &&
+                                    post.mode != FFT_FUSED_R2C_UNPACK &&
+                                    (n / radices.back()) % threads_each == 0;
+    auto in_walk = [&](std::uint64_t group) {
+      return choose_walk(in.side, n, group, per_batch, pre.mode != FFT_FUSED_NONE, load_in_registers);
+    };
+    auto out_walk = [&](std::uint64_t group) {
+      return choose_walk(out.side, n, group, per_batch, post.mode != FFT_FUSED_NONE,
+                         store_in_registers);
+    };
     // Fewer transforms per group, down to three quarters, where a group that
     // divides a batch entry's transforms lets more sides walk as one run
     // (the rows of Bluestein's convolving pass).
     auto runs = [&](std::uint64_t group) {
-      const bool in_run =
-          choose_walk(in.side, n, group, per_batch, pre.mode != FFT_FUSED_NONE) == FFT_WALK_RUN;
-      const bool out_run =
-          choose_walk(out.side, n, group, per_batch, post.mode != FFT_FUSED_NONE) == FFT_WALK_RUN;
-      return int(in_run) + int(out_run);
+      return int(in_walk(group) == FFT_WALK_RUN) + int(out_walk(group) == FFT_WALK_RUN);
     };
     std::uint64_t per_group = most;
     for (std::uint64_t group = most - 1; group > 0 && 4 * group >= 3 * most; --group) {
@@ -440,8 +468,8 @@ class Planner {
     p.scale = float(scale);
     p.in = in.side;
     p.out = out.side;
-    p.in.walk = choose_walk(in.side, n, per_group, per_batch, pre.mode != FFT_FUSED_NONE);
-    p.out.walk = choose_walk(out.side, n, per_group, per_batch, post.mode != FFT_FUSED_NONE);
+    p.in.walk = in_walk(per_group);
+    p.out.walk = out_walk(per_group);
 
     const std::uint64_t twiddles = stage_twiddles(n);
     MetalDispatch d;
@@ -457,8 +485,7 @@ class Planner {
                   {4, MetalBufferSlot::tables, post.mode != FFT_FUSED_NONE ? post.table : twiddles},
                   {5, MetalBufferSlot::tables, extra_table(pre, post, spectrum, twiddles)}};
     d.params = p;
-    const bool power_of_two = d.kernel == std::string("fft_stockham_pow2");
-    d.pipeline_constants = stockham_pipeline_constants(p, power_of_two);
+    d.pipeline_constants = stockham_pipeline_constants(p);
     plan_->dispatches.push_back(std::move(d));
   }
 

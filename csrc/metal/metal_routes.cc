@@ -7,6 +7,9 @@ namespace jax_apple_fft::metal_routes {
 
 std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n) {
   std::vector<std::uint32_t> radices;
+  if ((n & (n - 1)) == 0) {
+    while (n % 16 == 0) radices.push_back(16), n /= 16;
+  }
   while (n % 8 == 0) radices.push_back(8), n /= 8;
   if (n % 4 == 0) radices.push_back(4), n /= 4;
   if (n % 2 == 0) radices.push_back(2), n /= 2;
@@ -72,13 +75,33 @@ const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {
   return "fft_stockham";
 }
 
-std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint32_t>& radices) {
-  std::uint32_t threads = 1;
-  for (std::uint32_t radix : radices) {
-    std::uint32_t butterflies_per_thread = FFT_MAX_THREAD_VALUES / radix;
-    threads = std::max<std::uint32_t>(threads, (n / radix + butterflies_per_thread - 1) / butterflies_per_thread);
+std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint32_t>& radices,
+                                    std::uint32_t most_threads) {
+  if (radices.empty()) return 1;
+  // Fewest threads that hold any stage: no thread loads or stores more than
+  // FFT_MAX_THREAD_VALUES elements, and FFT_STAGE_HELD(R) butterflies of
+  // radix R hold ceil(FFT_MAX_THREAD_VALUES / R) * R >= FFT_MAX_THREAD_VALUES values.
+  const std::uint32_t fewest = (n + FFT_MAX_THREAD_VALUES - 1) / FFT_MAX_THREAD_VALUES;
+  const std::uint32_t most = std::max<std::uint32_t>(fewest, std::min<std::uint32_t>(n, most_threads));
+  const std::uint32_t first = n / radices.front();
+  const std::uint32_t last = n / radices.back();
+  for (bool both : {true, false}) {
+    for (std::uint32_t t = fewest; t <= most; ++t) {
+      if (first % t == 0 && (!both || last % t == 0)) return t;
+    }
   }
-  return threads;
+  for (std::uint32_t t = fewest; t <= most; ++t) {
+    if (last % t == 0) return t;
+  }
+  // Without a direct end, the threads that give no stage more than
+  // FFT_MAX_THREAD_VALUES / R butterflies of radix R (fewer registers), where
+  // that many fit a group.
+  std::uint32_t threads = fewest;
+  for (std::uint32_t radix : radices) {
+    const std::uint32_t held = std::max<std::uint32_t>(1, FFT_MAX_THREAD_VALUES / radix);
+    threads = std::max<std::uint32_t>(threads, (n / radix + held - 1) / held);
+  }
+  return std::min(threads, most);
 }
 
 }  // namespace jax_apple_fft::metal_routes

@@ -29,8 +29,9 @@ inline constexpr std::uint64_t kThreadgroupElements = FFT_THREADGROUP_ELEMENTS;
 // threads' 8-byte accesses to neighbouring transforms then fill 32-byte sectors.
 inline constexpr std::uint64_t kCoalescedLength = kThreadgroupElements / 4;
 
-// Stockham radices for n in the kernels' order (8s, 4, 2, then odd primes
-// ascending), or nothing if n has a prime factor above 13.
+// Stockham radices for n in the kernels' order (16s for lengths 2^k, else
+// 8s; then 4, 2 and odd primes ascending), or nothing if n has a prime
+// factor above 13.
 std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n);
 
 // Whether one Stockham pass in one threadgroup takes length n.
@@ -55,8 +56,17 @@ std::optional<std::uint64_t> bluestein_length(std::uint64_t n);
 // (which stockham_radices draws from 2, 3, 4, 5, 7, 8, 11, 13).
 const char* stockham_kernel(const std::vector<std::uint32_t>& radices);
 
-// Threads per transform so no thread holds more than FFT_MAX_THREAD_VALUES
-// values in any stage.
-std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint32_t>& radices);
+// The most threads one transform takes: a group's threads (256) are within
+// every Apple GPU's pipeline limit.
+inline constexpr std::uint32_t kMaxTransformThreads = 256;
+
+// Threads per transform, at least ceil(n / FFT_MAX_THREAD_VALUES) and at
+// most `most_threads` where that is more: the fewest that divide the first
+// stage's butterflies and the last's, so that both take their values
+// straight from the load and give them to the store (shaders/fft_stages.h);
+// else that divide one of them; else the fewest that give no stage more
+// than FFT_MAX_THREAD_VALUES values per thread.
+std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint32_t>& radices,
+                                    std::uint32_t most_threads = kMaxTransformThreads);
 
 }  // namespace jax_apple_fft::metal_routes

@@ -45,11 +45,17 @@ def test_race_detector_kernels_compile():
 
 
 @needs_nvrtc
-def test_stockham_kernels_keep_their_values_in_registers():
-    # At the 64-register cap the executor builds them with, a kernel whose
-    # stages switch over every radix in one loop spills hundreds of bytes per
-    # thread; one loop per radix keeps the spill to a few values.
-    usage = cuda_source.register_usage(("fft_stockham_pow2", "fft_stockham_smooth7"))
+@pytest.mark.parametrize("n", (64, 1000, 1024, 2187, 4095, 4096))
+def test_stockham_kernels_keep_their_values_in_registers(n):
+    # Built with their pipeline constants at the 64-register cap the executor
+    # builds them with, the stages hold their values in registers: a spill of
+    # a few values at most (4095's radix-13 stages hold two butterflies).
+    from plan_runner import C2C, MetalPlanRunner
+
+    plan, _ = MetalPlanRunner.plan(C2C, True, n, (8, n), axis=1)
+    (dispatch,) = plan.dispatches
+    usage = cuda_source.register_usage((dispatch["kernel"],),
+                                       pipeline_constants=tuple(dispatch["pipeline_constants"]))
     for kernel, (registers, spilled) in usage.items():
         assert registers <= 64 and spilled <= 128, (kernel, registers, spilled)
 
@@ -104,23 +110,28 @@ def test_pipeline_constants_fold_the_shape():
 
 @needs_nvrtc
 def test_fixed_kernels_build_in_a_pool():
-    builds = [("fft_stockham_smooth7", (1000, 67, 3, 1, 0, 0, 0, 3, 0, 0, 0, 1)),
-              ("fft_stockham", (13, 1, 19, 0, 0, 0, 0, 0, 0, 0, 1, 1))]
+    from plan_runner import C2C, MetalPlanRunner
+
+    builds = [(d["kernel"], tuple(d["pipeline_constants"])) for n in (1000, 13)
+              for d in MetalPlanRunner.plan(C2C, True, n, (3, n), axis=1)[0].dispatches]
+    assert [kernel for kernel, _ in builds] == ["fft_stockham_smooth7", "fft_stockham"]
     binaries = cuda_source.compile_fixed_kernels(builds, "sm_90")
     assert [b[:4] for b in binaries] == [b"\x7fELF"] * 2  # CUBIN
     assert binaries[0] != binaries[1]
 
 
 @needs_nvrtc
-def test_pipeline_constants_that_fix_nothing_build_the_generic_kernel():
-    """The radix-2/4/8 kernel's dispatches carry constants that fix nothing
-    (flag 0): their build is the one without constants, which the emulator runs."""
+def test_stage_ends_meet_device_memory_in_registers():
+    """4096 = 16^3 with 256 threads: the first stage takes its inputs from the
+    load and the last gives its outputs to the store, so the three stages
+    exchange through threadgroup memory twice, waiting three times (the
+    first stage after writing, the second after reading and after writing)."""
     from plan_runner import C2C, MetalPlanRunner
 
     plan, _ = MetalPlanRunner.plan(C2C, True, 4096, (2, 4096), axis=1)
     (dispatch,) = plan.dispatches
+    assert dispatch["params"]["radices"] == [16, 16, 16]
     source = cuda_source.translation_unit(kernels=(dispatch["kernel"],))
-    with_constants = cuda_source.compile_to_ptx(source, cuda_source.compile_options(
+    fixed = cuda_source.compile_to_ptx(source, cuda_source.compile_options(
         "compute_90", pipeline_constants=tuple(dispatch["pipeline_constants"])))
-    without = cuda_source.compile_to_ptx(source, cuda_source.compile_options("compute_90"))
-    assert with_constants == without
+    assert fixed.count("bar.sync") == 2 * 3  # two entry points

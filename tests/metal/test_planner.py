@@ -1,5 +1,7 @@
 """The Metal planner's decisions, read from the dispatch records."""
 
+import struct
+
 import pytest
 
 from jax_apple_fft import PlanBuildError, _core
@@ -38,9 +40,33 @@ def test_lengths_up_to_4096_with_small_factors_take_one_dispatch(n):
     assert p.scratch_bytes == 0
 
 
-def test_radices_prefer_eight():
-    assert plan(C2C, 4096).dispatches[0]["params"]["radices"] == [8, 8, 8, 8]
+def test_radices_prefer_sixteen_for_powers_of_two_else_eight():
+    radices = {n: plan(C2C, n).dispatches[0]["params"]["radices"] for n in (4096, 2048, 32, 3072)}
+    assert radices == {4096: [16, 16, 16], 2048: [16, 16, 8], 32: [16, 2], 3072: [8, 8, 8, 2, 3]}
     assert sorted(plan(C2C, 2 * 3 * 5 * 7).dispatches[0]["params"]["radices"]) == [2, 3, 5, 7]
+
+
+@pytest.mark.parametrize("n", [n for n in range(1, 4097) if all(
+    n % p for p in (17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61))][::7] + [4095, 4000, 3888])
+def test_every_single_group_length_takes_at_most_256_threads_per_group(n):
+    """Every length a group holds is planned within 256 threads, a limit every
+    Apple GPU's pipelines meet (a factor 13 once took 315 threads at 4095)."""
+    d = plan(C2C, n).dispatches[0]
+    if d["kernel"].startswith("fft_stockham") and d["params"]["n"] == n:
+        assert d["threads"][0] <= 256 and d["params"]["threads_per_transform"] * 16 >= n
+
+
+@pytest.mark.parametrize("n,threads", [(4096, 256), (1024, 64), (256, 16), (2187, 243), (1000, 125)])
+def test_threads_per_transform_divide_the_first_stage(n, threads):
+    """Threads per transform divide the first stage's butterflies (and the
+    last's where they can), so that it takes its inputs from the load in
+    registers; the sides then walk along their transforms, not as one run."""
+    d = plan(C2C, n, batch=64).dispatches[0]["params"]
+    assert d["threads_per_transform"] == threads
+    assert (n // d["radices"][0]) % threads == 0
+    assert d["in"]["walk"] == "along"
+    last_divides = (n // d["radices"][-1]) % threads == 0
+    assert d["out"]["walk"] == ("along" if last_divides else "run")
 
 
 def test_small_lengths_share_a_threadgroup():
@@ -109,7 +135,10 @@ def test_bluestein_takes_a_shorter_smooth_length_before_a_power_of_two(n, m):
 
 
 def test_contiguous_batches_are_walked_as_one_run():
-    for n, batch in ((16, 1000), (1024, 8), (4096, 2)):
+    """Where a transform's threads take fewer than 32 bytes of it at a time
+    (n = 16: one thread), or its stage ends cannot meet device memory in
+    registers (3125: 209 threads divide neither end's butterflies)."""
+    for n, batch in ((16, 1000), (3125, 8)):
         d = plan(C2C, n, batch=batch).dispatches[0]["params"]
         assert (d["in"]["walk"], d["out"]["walk"]) == ("run", "run")
     # real input read as pairs of floats
@@ -120,7 +149,7 @@ def test_four_step_columns_are_walked_across_transforms():
     first, second = (d["params"] for d in plan(C2C, 1 << 16, batch=2).dispatches)
     assert first["per_group"] > 1
     assert (first["in"]["walk"], first["out"]["walk"]) == ("across", "across")
-    assert (second["in"]["walk"], second["out"]["walk"]) == ("run", "across")
+    assert (second["in"]["walk"], second["out"]["walk"]) == ("along", "across")
     assert 1 << (2 * first["twiddle_shift"]) >= 1 << 16  # the split table's fine part covers sqrt(n)
 
 
@@ -169,39 +198,47 @@ def test_unsupported_lengths_raise():
         plan(C2C, 0)
 
 
-RUN_ORDER = (8, 4, 2, 3, 5, 7, 11, 13)  # the Stockham kernel's stage runs
+RUN_ORDER = (16, 8, 4, 2, 3, 5, 7, 11, 13)  # the Stockham kernel's stage runs
+# Word offsets in FftParams (shaders/fft_params.h) of the modes a pipeline fixes.
+MODE_WORDS = {"inverse": 18, "pre_mode": 24, "post_mode": 25, "convolve": 26, "in.kind": 30,
+              "in.walk": 38, "out.kind": 39, "out.walk": 47}
 
 
 @pytest.mark.parametrize("kind,n", [(C2C, 16), (C2C, 1000), (C2C, 4095), (C2C, 4097),
                                     (C2C, 1 << 20), (C2C, 11**5), (R2C, 1000), (C2R, 999),
                                     (R2C, 1 << 14)])
-def test_stockham_pipelines_fix_the_dispatch_shape(kind, n):
+def test_stockham_pipelines_fix_the_dispatch_shape_and_modes(kind, n):
     """A Stockham dispatch's pipeline constants are its own length, threads
-    per transform, transforms per group and stages per radix, in the kernel's
-    run order, and 1: the shape is fixed (shaders/fft_pipeline_constants.h).
-    The kernel of lengths 2^k, whose stages divide by shifts, fixes nothing
-    (all 0); other kernels take none."""
+    per transform, transforms per group, stages per radix in the kernel's
+    run order, its modes as its FftParams holds them, and 1: all are fixed
+    (shaders/fft_pipeline_constants.h). Other kernels take none."""
     for d in plan(kind, n, batch=3).dispatches:
         p = d["params"]
-        if d["kernel"] == "fft_stockham_pow2":
-            assert d["pipeline_constants"] == [0] * 12
-        elif not d["kernel"].startswith("fft_stockham"):
+        if not d["kernel"].startswith("fft_stockham"):
             assert d["pipeline_constants"] == []
-        else:
-            assert p["radices"] == sorted(p["radices"], key=RUN_ORDER.index)
-            stages = [p["radices"].count(r) for r in RUN_ORDER]
-            assert d["pipeline_constants"] == [p["n"], p["threads_per_transform"],
-                                               p["per_group"], *stages, 1]
+            continue
+        words = struct.unpack(f"<{len(d['params_bytes']) // 4}I", d["params_bytes"])
+        assert p["radices"] == sorted(p["radices"], key=RUN_ORDER.index)
+        stages = [p["radices"].count(r) for r in RUN_ORDER]
+        modes = [words[w] for w in MODE_WORDS.values()]
+        assert modes[0] == p["inverse"] and modes[3] == p["convolve"]
+        assert d["pipeline_constants"] == [p["n"], p["threads_per_transform"], p["per_group"],
+                                           *stages, *modes, 1]
 
 
 @pytest.mark.parametrize("n", (4097, 10007))
 def test_convolving_rows_walk_as_one_run(n):
     """Bluestein's convolving pass takes a group size that divides a batch
-    entry's rows, so that its contiguous rows load and store as one run."""
+    entry's rows, so that its contiguous rows load and store as one run where
+    they do not meet the stages in registers."""
     d = next(d for d in plan(C2C, n, batch=2).dispatches if d["params"]["convolve"])
     p = d["params"]
-    assert p["per_batch"] % p["per_group"] == 0
-    assert (p["in"]["walk"], p["out"]["walk"]) == ("run", "run")
+    radices, threads = p["radices"], p["threads_per_transform"]
+    in_registers = (p["n"] // radices[0] % threads == 0, p["n"] // radices[-1] % threads == 0)
+    assert (p["in"]["walk"], p["out"]["walk"]) == tuple(
+        "along" if direct else "run" for direct in in_registers)
+    if "run" in (p["in"]["walk"], p["out"]["walk"]):
+        assert p["per_batch"] % p["per_group"] == 0
     most = min(4096 // p["n"], 256 // p["threads_per_transform"])
     assert 4 * p["per_group"] >= 3 * most
 

@@ -81,8 +81,8 @@ class CudaPlanRunner(MetalPlanRunner):
 
     def _fixed_build(self, dispatch) -> tuple | None:
         """(kernel, constants) of the build that runs `dispatch`, or None for
-        the build without constants: also where the constants fix nothing
-        (all zero), which compiles to the same code."""
+        the build without constants (a kernel that takes none, or a runner
+        built with fixed_shapes false)."""
         constants = tuple(dispatch["pipeline_constants"])
         if not (self.fixed_shapes and any(constants)):
             return None

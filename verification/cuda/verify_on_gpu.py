@@ -1,5 +1,5 @@
 """Runs the Metal kernels' dispatch records on an NVIDIA GPU: accuracy,
-sanitizer runs and throughput against cuFFT. A verifier, not a backend.
+sanitizer runs, and throughput against VkFFT and cuFFT. A verifier, not a backend.
 
     python verification/cuda/verify_on_gpu.py accuracy   [--out DIR]
     python verification/cuda/verify_on_gpu.py sanitize   # run under compute-sanitizer
@@ -40,6 +40,7 @@ import cuda_source  # noqa: E402
 from cuda_executor import CudaPlanRunner, cuda_available  # noqa: E402
 from jax_apple_fft.runtime.accuracy import error_bound, relative_l2_error  # noqa: E402
 from plan_runner import C2C, C2R, R2C, MetalPlanRunner  # noqa: E402
+import vkfft_reference  # noqa: E402
 
 import cupy  # noqa: E402
 
@@ -217,21 +218,24 @@ def run_racy() -> None:
 
 
 # --------------------------------------------------------------------------
-# Throughput against cuFFT
+# Throughput against VkFFT, cuFFT and a copy
 # --------------------------------------------------------------------------
 
+THROUGHPUT_ROWS = (
+    *(("c2c", n) for n in (16, 64, 256, 1000, 1024, 2187, 3125, 4096)),
+    *(("c2c four-step", n) for n in (1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 3**12, 10**6)),
+    *(("c2c Bluestein", n) for n in (4099, 12289, 65537, 1000003)),
+    *(("r2c", n) for n in (1024, 4096, 1 << 16, 1 << 20)),
+    *(("c2r", n) for n in (1024, 4096, 1 << 16)),
+)
+GROUPS = ("c2c", "c2c four-step", "c2c Bluestein", "r2c", "c2r")
+
+
 def throughput_rows(gib: float):
-    elements = int(gib * (1 << 30)) // 8  # complex64 elements in the input
-    for n in [2**k for k in range(4, 13)] + [1000, 4095]:
-        yield "c2c", n, elements // n
-    for n in [2**k for k in range(16, 25)]:
-        yield "c2c four-step", n, max(1, elements // n)
-    # 8191 convolves at 16384 = 2^14, the others at 7-smooth lengths (8232, 20160, 131220)
-    for n in (*BLUESTEIN_LENGTHS[:3], 8191):
-        yield "c2c Bluestein", n, max(1, elements // (4 * n))
-    for n in (1024, 4096, 1 << 16):
-        yield "r2c", n, elements // n
-        yield "c2r", n, elements // n
+    """(label, n, batch): `gib` GiB of complex64 per row, half that above 4096 points."""
+    elements = int(gib * (1 << 30)) // 8
+    for label, n in THROUGHPUT_ROWS:
+        yield label, n, max(1, elements // n if n <= 4096 else elements // (2 * n))
 
 
 def time_ms(launch, repeats: int = 20) -> float:
@@ -248,11 +252,21 @@ def time_ms(launch, repeats: int = 20) -> float:
     return statistics.median(samples)
 
 
+def geometric_mean(values) -> float:
+    values = list(values)
+    return math.exp(sum(map(math.log, values)) / len(values))
+
+
 def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
                    lengths: set[int] | None = None) -> list[dict]:
-    rows = []
-    print(f"{'row':16s} {'n':>9s} {'batch':>7s} {'ours ms':>9s} {'cuFFT ms':>9s} "
-          f"{'ours GB/s':>10s} {'cuFFT GB/s':>10s} {'ours/cuFFT':>10s}", flush=True)
+    """Each row on the same input and output buffers: ours, VkFFT (held to
+    Apple's limits and as released, where pyvkfft is importable), cuFFT, and
+    a device-to-device copy of the input into the output's bytes."""
+    vkfft = vkfft_reference.available()
+    columns = ["ours", *(f"vkfft_{c}" for c in vkfft_reference.CONFIGURATIONS if vkfft), "cufft",
+               "copy"]
+    print(f"{'row':14s} {'n':>8s} {'batch':>7s} " + " ".join(f"{c + ' ms':>12s}" for c in columns)
+          + f" {'ours ms/GiB':>11s} {'VkFFT-apple/ours':>16s} {'cuFFT/ours':>10s}", flush=True)
     planned = []
     for label, n, batch in throughput_rows(gib):
         if (only and not label.startswith(only)) or (lengths and n not in lengths):
@@ -262,6 +276,7 @@ def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
         planned.append((label, n, batch, kind, in_shape,
                         *runner.plan(kind, kind != C2R, n, in_shape, axis=1)))
     runner.prepare([plan for *_, plan, _ in planned])
+    rows = []
     for label, n, batch, kind, in_shape, plan, out_shape in planned:
         in_dtype = np.float32 if kind == R2C else np.complex64
         out_dtype = np.float32 if kind == C2R else np.complex64
@@ -273,24 +288,43 @@ def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
             for function, grid, block, arguments, shared in launches:
                 function(grid, block, arguments, shared_mem=shared)
 
-        vendor = {C2C: lambda: cupy.fft.fft(x, axis=1), R2C: lambda: cupy.fft.rfft(x, axis=1),
-                  C2R: lambda: cupy.fft.irfft(x, n=n, axis=1)}[kind]
-        ours_ms, vendor_ms = time_ms(ours), time_ms(vendor)
-        moved = x.nbytes + y.nbytes  # one read of the input, one write of the output
-        row = {"row": label, "n": n, "batch": batch, "ours_ms": ours_ms, "cufft_ms": vendor_ms,
-               "ours_gbs": moved / ours_ms / 1e6, "cufft_gbs": moved / vendor_ms / 1e6,
-               "ratio": vendor_ms / ours_ms}
+        name = {C2C: "c2c", R2C: "r2c", C2R: "c2r"}[kind]
+        timed = {"ours": ours}
+        for configuration in vkfft_reference.CONFIGURATIONS if vkfft else ():
+            timed[f"vkfft_{configuration}"] = vkfft_reference.transform(configuration, name, x, y,
+                                                                        axes=(1,))
+        timed["cufft"] = {C2C: lambda: cupy.fft.fft(x, axis=1), R2C: lambda: cupy.fft.rfft(x, axis=1),
+                          C2R: lambda: cupy.fft.irfft(x, n=n, axis=1)}[kind]
+        copied = min(x.nbytes, y.nbytes)
+        timed["copy"] = lambda: cupy.cuda.runtime.memcpyAsync(
+            y.data.ptr, x.data.ptr, copied, cupy.cuda.runtime.memcpyDeviceToDevice, 0)
+        row = {"row": label, "n": n, "batch": batch}
+        for column, launch in timed.items():
+            row[f"{column}_ms"] = time_ms(launch)
+        row["ours_ms_per_gib"] = row["ours_ms"] / (x.nbytes / (1 << 30))
+        row["cufft_ratio"] = row["cufft_ms"] / row["ours_ms"]
+        if vkfft:
+            row["vkfft_apple_ratio"] = row["vkfft_apple_ms"] / row["ours_ms"]
         rows.append(row)
-        print(f"{label:16s} {n:9d} {batch:7d} {ours_ms:9.3f} {vendor_ms:9.3f} "
-              f"{row['ours_gbs']:10.0f} {row['cufft_gbs']:10.0f} {row['ratio']:10.2f}", flush=True)
-        del x, y, launches, _held
+        print(f"{label:14s} {n:8d} {batch:7d} "
+              + " ".join(f"{row[c + '_ms']:12.3f}" for c in columns)
+              + f" {row['ours_ms_per_gib']:11.3f} {row.get('vkfft_apple_ratio', math.nan):16.2f}"
+              f" {row['cufft_ratio']:10.2f}", flush=True)
+        del x, y, launches, _held, timed
         cupy.get_default_memory_pool().free_all_blocks()
-    for label in ("c2c", "c2c four-step", "c2c Bluestein", "r2c", "c2r"):
-        ratios = [r["ratio"] for r in rows if r["row"] == label]
-        if ratios:
-            mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
-            print(f"geometric mean ours/cuFFT throughput, {label}: {mean:.2f} "
-                  f"(min {min(ratios):.2f})")
+    for label in GROUPS:
+        group = [r for r in rows if r["row"] == label]
+        if group:
+            text = f"{label}: ours/cuFFT throughput {geometric_mean(r['cufft_ratio'] for r in group):.2f}"
+            if vkfft:
+                ratios = [r["vkfft_apple_ratio"] for r in group]
+                text += (f", VkFFT (Apple limits) time / ours {geometric_mean(ratios):.2f}"
+                         f" (worst {min(ratios):.2f})")
+            print("geometric mean, " + text)
+    if vkfft and rows:
+        ratios = [r["vkfft_apple_ratio"] for r in rows]
+        print(f"all rows: VkFFT (Apple limits) time / ours, geometric mean "
+              f"{geometric_mean(ratios):.2f}, worst {min(ratios):.2f}")
     return rows
 
 

@@ -80,7 +80,7 @@ void test_planner_decisions() {
   EXPECT(single->dispatches.size() == 1);
   const MetalDispatch& d = single->dispatches[0];
   EXPECT(d.kernel == "fft_stockham_pow2");
-  EXPECT(d.params.num_stages == 4 && d.params.radix[0] == 8);
+  EXPECT(d.params.num_stages == 3 && d.params.radix[0] == 16);  // 4096 = 16^3
   EXPECT(d.threadgroup_memory_bytes == 32768);
   EXPECT(d.threads[0] <= 256);
   EXPECT(d.params.scale == 0.5f);
