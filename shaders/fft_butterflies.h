@@ -1,6 +1,6 @@
 // Small DFTs on values held in registers, for one Stockham stage.
 //
-// Radices 2, 3, 4, 5, 7, 8 and 16 are written out, with constants that are
+// Radices 2, 3, 4, 5, 7, 8, 9 and 16 are written out, with constants that are
 // double-precision values rounded once; 11 and 13 use a direct DFT whose
 // roots come from the stage twiddle table.
 #pragma once
@@ -98,6 +98,35 @@ inline void butterfly8(thread float2* v, uint inverse) {
   }
 }
 
+// Nine points as three radix-3 DFTs over the columns of a 3 x 3 matrix
+// (v[3 n1 + n2], column n2), the twiddles w9^(n2 k1), and three over its rows.
+inline void butterfly9(thread float2* v, uint inverse) {
+  const float c1 = 0.766044443118978035202392650555416673f;   // cos(2 pi / 9)
+  const float s1 = 0.642787609686539326322643409907263432f;   // sin(2 pi / 9)
+  const float c2 = 0.173648177666930348851716626769314796f;   // cos(4 pi / 9)
+  const float s2 = 0.984807753012208059366743024589523014f;   // sin(4 pi / 9)
+  const float c4 = -0.939692620785908384054109277324731470f;  // cos(8 pi / 9)
+  const float s4 = 0.342020143325668733044099614682259580f;   // sin(8 pi / 9)
+  float2 a[3][3];
+  FFT_UNROLL
+  for (uint n2 = 0u; n2 < 3u; ++n2) {
+    FFT_UNROLL
+    for (uint n1 = 0u; n1 < 3u; ++n1) a[n2][n1] = v[3u * n1 + n2];
+    butterfly3(a[n2], inverse);
+  }
+  a[1][1] = complex_mul(a[1][1], directed(float2(c1, -s1), inverse));
+  a[1][2] = complex_mul(a[1][2], directed(float2(c2, -s2), inverse));
+  a[2][1] = complex_mul(a[2][1], directed(float2(c2, -s2), inverse));
+  a[2][2] = complex_mul(a[2][2], directed(float2(c4, -s4), inverse));
+  FFT_UNROLL
+  for (uint k1 = 0u; k1 < 3u; ++k1) {
+    float2 b[3] = {a[0][k1], a[1][k1], a[2][k1]};
+    butterfly3(b, inverse);
+    FFT_UNROLL
+    for (uint k2 = 0u; k2 < 3u; ++k2) v[k1 + 3u * k2] = b[k2];
+  }
+}
+
 // Sixteen points as four radix-4 DFTs over the columns of a 4 x 4 matrix
 // (v[4 n1 + n2], column n2), the twiddles w16^(n2 k1), and four over its rows.
 inline void butterfly16(thread float2* v, uint inverse) {
@@ -165,6 +194,8 @@ inline void butterfly(thread float2* v, uint inverse, uint n, device const float
     butterfly7(v, inverse);
   } else if (R == 8u) {
     butterfly8(v, inverse);
+  } else if (R == 9u) {
+    butterfly9(v, inverse);
   } else if (R == 16u) {
     butterfly16(v, inverse);
   } else {

@@ -86,10 +86,12 @@ inline uint present_transforms(constant FftParams& p, uint first_transform) {
 
 // Whether the first stage takes its inputs from the load and the last gives
 // its outputs to the store: where the walk gives each thread whole
-// butterflies (not FFT_WALK_RUN, T dividing the stage's n / R) and, for the
-// store, every output is stored where it is computed (not FFT_FUSED_R2C_UNPACK).
+// butterflies (not FFT_WALK_RUN, T dividing the stage's n / R) and every
+// value is computed from the element loaded or stored in its place (not
+// FFT_FUSED_C2R_PACK or FFT_FUSED_R2C_UNPACK, which pair elements k and n - k).
 inline bool loads_into_first_stage(constant FftParams& p) {
-  return dispatch_in_walk(p) != FFT_WALK_RUN && dispatch_stages(p) > 0u &&
+  return dispatch_in_walk(p) != FFT_WALK_RUN && dispatch_pre_mode(p) != FFT_FUSED_C2R_PACK &&
+         dispatch_stages(p) > 0u &&
          (dispatch_n(p) / dispatch_first_radix(p)) % dispatch_threads_per_transform(p) == 0u;
 }
 inline bool stores_from_last_stage(constant FftParams& p) {
@@ -124,22 +126,10 @@ inline float2 read_input(constant FftParams& p, device const float* in, Transfor
                                    : float2(0.0f, 0.0f);
 }
 
-// Z[k] of a C2R of 2n points (n = dispatch_n(p)) from bins k and n - k: bin 0
-// and bin n (the Nyquist bin) are real by definition. `bin` is bin k as loaded.
-inline float2 c2r_packed(constant FftParams& p, device const float* in, device const float2* roots,
-                         TransformSide t, uint k, float2 bin) {
-  uint h = dispatch_n(p);
-  float2 mirror = read_element_at(p.in, in, t.base, (h - k) * p.in.g_mul + t.first);
-  if (k == 0u) {
-    bin.y = 0.0f;
-    mirror.y = 0.0f;
-  }
-  return c2r_packed_value(bin, conjugate(mirror), roots[k]);
-}
-
-// The pre-operation on element i of a transform, v as loaded.
-inline float2 pre_operation(constant FftParams& p, StockhamBuffers io, TransformSide t,
-                            bool present, uint i, float2 v) {
+// The pre-operation on element i of a transform, v as loaded (the C2R pack
+// follows the load: gather_packed_stage).
+inline float2 pre_operation(constant FftParams& p, StockhamBuffers io, TransformSide t, uint i,
+                            float2 v) {
   uint mode = dispatch_pre_mode(p);
   if (mode == FFT_FUSED_TIMES_TABLE) {
     uint g = i * p.in.g_mul + t.first;
@@ -148,7 +138,6 @@ inline float2 pre_operation(constant FftParams& p, StockhamBuffers io, Transform
   if (mode == FFT_FUSED_FOUR_STEP_TWIDDLE) {
     return complex_mul(v, four_step_twiddle(p, io.pre, io.extra, i, t.residue));
   }
-  if (mode == FFT_FUSED_C2R_PACK && present) return c2r_packed(p, io.in, io.pre, t, i, v);
   return v;
 }
 
@@ -185,7 +174,7 @@ inline void load_group(constant FftParams& p, StockhamBuffers io, threadgroup fl
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
     uint i = at.rank + c * dispatch_threads_per_transform(p);
     if (i < dispatch_n(p)) {
-      shared[slot<kSwizzle>(at.offset + i)] = pre_operation(p, io, t, present, i, values[c]);
+      shared[slot<kSwizzle>(at.offset + i)] = pre_operation(p, io, t, i, values[c]);
     }
   }
 }
@@ -214,7 +203,7 @@ inline StageThread load_first_stage(constant FftParams& p, StockhamBuffers io, u
     if (j >= butterflies) continue;
     FFT_UNROLL
     for (uint r = 0u; r < R; ++r) {
-      s.v[b][r] = pre_operation(p, io, t, present, j + r * butterflies, s.v[b][r]);
+      s.v[b][r] = pre_operation(p, io, t, j + r * butterflies, s.v[b][r]);
     }
   }
   return at;

@@ -33,23 +33,23 @@ using uint = std::uint32_t;
 
 // Pipeline constants: the values of a Stockham dispatch that its pipeline
 // fixes when it is built (fft_pipeline_constants.h), by index. Stage counts
-// follow the order of the stage runs: radix 16, 8, 4, 2, 3, 5, 7, 11, 13. A
+// follow the order of the stage runs: radix 16, 8, 4, 2, 9, 3, 5, 7, 11, 13. A
 // pipeline with FFT_CONSTANT_FIXED_SHAPE 0 fixes nothing (the others are 0).
 #define FFT_CONSTANT_N 0u
 #define FFT_CONSTANT_THREADS_PER_TRANSFORM 1u
 #define FFT_CONSTANT_PER_GROUP 2u
 #define FFT_CONSTANT_STAGES 3u  // + i: stages of the i-th radix of the run order
-#define FFT_RUN_RADICES 9u
-#define FFT_CONSTANT_INVERSE 12u
-#define FFT_CONSTANT_PRE_MODE 13u
-#define FFT_CONSTANT_POST_MODE 14u
-#define FFT_CONSTANT_CONVOLVE 15u
-#define FFT_CONSTANT_IN_KIND 16u
-#define FFT_CONSTANT_IN_WALK 17u
-#define FFT_CONSTANT_OUT_KIND 18u
-#define FFT_CONSTANT_OUT_WALK 19u
-#define FFT_CONSTANT_FIXED_SHAPE 20u
-#define FFT_CONSTANT_COUNT 21u
+#define FFT_RUN_RADICES 10u
+#define FFT_CONSTANT_INVERSE 13u
+#define FFT_CONSTANT_PRE_MODE 14u
+#define FFT_CONSTANT_POST_MODE 15u
+#define FFT_CONSTANT_CONVOLVE 16u
+#define FFT_CONSTANT_IN_KIND 17u
+#define FFT_CONSTANT_IN_WALK 18u
+#define FFT_CONSTANT_OUT_KIND 19u
+#define FFT_CONSTANT_OUT_WALK 20u
+#define FFT_CONSTANT_FIXED_SHAPE 21u
+#define FFT_CONSTANT_COUNT 22u
 
 // How a side's values are stored.
 #define FFT_SIDE_COMPLEX 0u     // float2 elements
@@ -100,7 +100,7 @@ struct FftSide {
 struct FftParams {
   uint n;  // transform length of this dispatch (the real length for real kernels)
   uint num_stages;
-  uint radix[FFT_MAX_STAGES];  // in the order 16, 8, 4, 2, 3, 5, 7, 11, 13 (run_stages)
+  uint radix[FFT_MAX_STAGES];  // in the order 16, 8, 4, 2, 9, 3, 5, 7, 11, 13 (run_stages)
   uint inverse;  // 1: exponent sign +, conjugated twiddles
   uint transforms;  // transforms (or items, for real kernels) in the dispatch
   uint per_batch;

@@ -24,11 +24,12 @@ constant uint fixed_stages_16 [[function_constant(FFT_CONSTANT_STAGES + 0u)]];
 constant uint fixed_stages_8 [[function_constant(FFT_CONSTANT_STAGES + 1u)]];
 constant uint fixed_stages_4 [[function_constant(FFT_CONSTANT_STAGES + 2u)]];
 constant uint fixed_stages_2 [[function_constant(FFT_CONSTANT_STAGES + 3u)]];
-constant uint fixed_stages_3 [[function_constant(FFT_CONSTANT_STAGES + 4u)]];
-constant uint fixed_stages_5 [[function_constant(FFT_CONSTANT_STAGES + 5u)]];
-constant uint fixed_stages_7 [[function_constant(FFT_CONSTANT_STAGES + 6u)]];
-constant uint fixed_stages_11 [[function_constant(FFT_CONSTANT_STAGES + 7u)]];
-constant uint fixed_stages_13 [[function_constant(FFT_CONSTANT_STAGES + 8u)]];
+constant uint fixed_stages_9 [[function_constant(FFT_CONSTANT_STAGES + 4u)]];
+constant uint fixed_stages_3 [[function_constant(FFT_CONSTANT_STAGES + 5u)]];
+constant uint fixed_stages_5 [[function_constant(FFT_CONSTANT_STAGES + 6u)]];
+constant uint fixed_stages_7 [[function_constant(FFT_CONSTANT_STAGES + 7u)]];
+constant uint fixed_stages_11 [[function_constant(FFT_CONSTANT_STAGES + 8u)]];
+constant uint fixed_stages_13 [[function_constant(FFT_CONSTANT_STAGES + 9u)]];
 constant uint fixed_inverse [[function_constant(FFT_CONSTANT_INVERSE)]];
 constant uint fixed_pre_mode [[function_constant(FFT_CONSTANT_PRE_MODE)]];
 constant uint fixed_post_mode [[function_constant(FFT_CONSTANT_POST_MODE)]];
@@ -52,11 +53,12 @@ constexpr uint fixed_stages_16 = fixed_constants[FFT_CONSTANT_STAGES + 0u];
 constexpr uint fixed_stages_8 = fixed_constants[FFT_CONSTANT_STAGES + 1u];
 constexpr uint fixed_stages_4 = fixed_constants[FFT_CONSTANT_STAGES + 2u];
 constexpr uint fixed_stages_2 = fixed_constants[FFT_CONSTANT_STAGES + 3u];
-constexpr uint fixed_stages_3 = fixed_constants[FFT_CONSTANT_STAGES + 4u];
-constexpr uint fixed_stages_5 = fixed_constants[FFT_CONSTANT_STAGES + 5u];
-constexpr uint fixed_stages_7 = fixed_constants[FFT_CONSTANT_STAGES + 6u];
-constexpr uint fixed_stages_11 = fixed_constants[FFT_CONSTANT_STAGES + 7u];
-constexpr uint fixed_stages_13 = fixed_constants[FFT_CONSTANT_STAGES + 8u];
+constexpr uint fixed_stages_9 = fixed_constants[FFT_CONSTANT_STAGES + 4u];
+constexpr uint fixed_stages_3 = fixed_constants[FFT_CONSTANT_STAGES + 5u];
+constexpr uint fixed_stages_5 = fixed_constants[FFT_CONSTANT_STAGES + 6u];
+constexpr uint fixed_stages_7 = fixed_constants[FFT_CONSTANT_STAGES + 7u];
+constexpr uint fixed_stages_11 = fixed_constants[FFT_CONSTANT_STAGES + 8u];
+constexpr uint fixed_stages_13 = fixed_constants[FFT_CONSTANT_STAGES + 9u];
 constexpr uint fixed_inverse = fixed_constants[FFT_CONSTANT_INVERSE];
 constexpr uint fixed_pre_mode = fixed_constants[FFT_CONSTANT_PRE_MODE];
 constexpr uint fixed_post_mode = fixed_constants[FFT_CONSTANT_POST_MODE];
@@ -107,7 +109,8 @@ inline uint dispatch_out_walk(constant FftParams& p) {
 template <uint R>
 inline uint fixed_stages() {
   return R == 16u ? fixed_stages_16 : R == 8u ? fixed_stages_8 : R == 4u ? fixed_stages_4
-       : R == 2u ? fixed_stages_2 : R == 3u ? fixed_stages_3 : R == 5u ? fixed_stages_5
+       : R == 2u ? fixed_stages_2 : R == 9u ? fixed_stages_9 : R == 3u ? fixed_stages_3
+       : R == 5u ? fixed_stages_5
        : R == 7u ? fixed_stages_7 : R == 11u ? fixed_stages_11 : fixed_stages_13;
 }
 
@@ -115,19 +118,20 @@ inline uint fixed_stages() {
 // (1 where it has none: length 1).
 inline uint dispatch_stages(constant FftParams& p) {
   return fft_fixed_shape ? fixed_stages_16 + fixed_stages_8 + fixed_stages_4 + fixed_stages_2 +
-                               fixed_stages_3 + fixed_stages_5 + fixed_stages_7 +
+                               fixed_stages_9 + fixed_stages_3 + fixed_stages_5 + fixed_stages_7 +
                                fixed_stages_11 + fixed_stages_13
                          : p.num_stages;
 }
 inline uint dispatch_first_radix(constant FftParams& p) {
   if (!fft_fixed_shape) return p.num_stages == 0u ? 1u : p.radix[0];
   return fixed_stages_16 ? 16u : fixed_stages_8 ? 8u : fixed_stages_4 ? 4u : fixed_stages_2 ? 2u
-       : fixed_stages_3 ? 3u : fixed_stages_5 ? 5u : fixed_stages_7 ? 7u : fixed_stages_11 ? 11u
+       : fixed_stages_9 ? 9u : fixed_stages_3 ? 3u : fixed_stages_5 ? 5u : fixed_stages_7 ? 7u : fixed_stages_11 ? 11u
        : fixed_stages_13 ? 13u : 1u;
 }
 inline uint dispatch_last_radix(constant FftParams& p) {
   if (!fft_fixed_shape) return p.num_stages == 0u ? 1u : p.radix[p.num_stages - 1u];
   return fixed_stages_13 ? 13u : fixed_stages_11 ? 11u : fixed_stages_7 ? 7u : fixed_stages_5 ? 5u
-       : fixed_stages_3 ? 3u : fixed_stages_2 ? 2u : fixed_stages_4 ? 4u : fixed_stages_8 ? 8u
+       : fixed_stages_3 ? 3u : fixed_stages_9 ? 9u : fixed_stages_2 ? 2u : fixed_stages_4 ? 4u
+       : fixed_stages_8 ? 8u
        : fixed_stages_16 ? 16u : 1u;
 }

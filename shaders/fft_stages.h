@@ -78,6 +78,41 @@ inline void gather_stage(constant FftParams& p, threadgroup float2* data, StageT
   }
 }
 
+// The first stage's inputs under FFT_FUSED_C2R_PACK: Z[k] of a C2R of 2n
+// points (n = dispatch_n(p)) from bins k and n - k, which the load left in
+// threadgroup memory, each read from device memory once. Bin n (the Nyquist
+// bin, which pairs with bin 0) is read from device memory; bins 0 and n are
+// real by definition.
+template <uint R, bool kPowerOfTwo>
+inline void gather_packed_stage(constant FftParams& p, threadgroup float2* data, StageThread at,
+                                StockhamBuffers io, uint first_transform,
+                                thread StageValues<R>& s) {
+  const uint h = dispatch_n(p);
+  const uint butterflies = h / R;
+  uint transform = first_transform + at.local;
+  TransformSide t = transform_side(p.in, p, transform);
+  float2 nyquist = float2(0.0f, 0.0f);
+  if (at.rank == 0u && transform < p.transforms) {
+    nyquist = read_element_at(p.in, io.in, t.base, h * p.in.g_mul + t.first);
+  }
+  FFT_UNROLL
+  for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
+    uint j = at.rank + b * dispatch_threads_per_transform(p);
+    if (j >= butterflies) continue;
+    FFT_UNROLL
+    for (uint r = 0u; r < R; ++r) {
+      uint k = j + r * butterflies;
+      float2 bin = data[slot<kPowerOfTwo>(at.offset + k)];
+      float2 mirror = k == 0u ? nyquist : data[slot<kPowerOfTwo>(at.offset + h - k)];
+      if (k == 0u) {
+        bin.y = 0.0f;
+        mirror.y = 0.0f;
+      }
+      s.v[b][r] = c2r_packed_value(bin, conjugate(mirror), io.pre[k]);
+    }
+  }
+}
+
 // Writes a stage's outputs to threadgroup memory.
 template <uint R, bool kPowerOfTwo>
 inline void scatter_stage(constant FftParams& p, threadgroup float2* data, StageThread at,
@@ -102,10 +137,12 @@ struct StagePosition {
 };
 
 // Which ends of a run of stages meet device memory: the first stage's
-// inputs come from the load, the last stage's outputs go to the store.
+// inputs come from the load, the last stage's outputs go to the store; and
+// whether the first stage packs a C2R's bins (gather_packed_stage).
 struct StageEnds {
   bool load;
   bool store;
+  bool pack;
 };
 
 // One stage of radix R. A stage that reads threadgroup memory waits for the
@@ -123,7 +160,11 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, Stoc
   } else {
     thread_at = to_device ? walk_thread(p, dispatch_out_walk(p), tid)
                           : walk_thread(p, FFT_WALK_ALONG, tid);
-    gather_stage<R, kPowerOfTwo>(p, data, thread_at, s);
+    if (at.stage == 0u && ends.pack) {
+      gather_packed_stage<R, kPowerOfTwo>(p, data, thread_at, io, first_transform, s);
+    } else {
+      gather_stage<R, kPowerOfTwo>(p, data, thread_at, s);
+    }
     if (!to_device) threadgroup_barrier(mem_flags::mem_threadgroup);
   }
   combine_stage<R, kPowerOfTwo>(p, thread_at.rank, at.span, at.span_shift, inverse, io.twiddles, s);
@@ -143,8 +184,8 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, Stoc
 // (stockham_kernel), because a kernel needs the registers of its largest
 // butterfly, and fewer registers per thread keep more threads resident.
 #define FFT_RADICES_POW2 0u     // 2, 4, 8, 16; threadgroup memory swizzled
-#define FFT_RADICES_SMOOTH7 1u  // 2, 3, 4, 5, 7, 8
-#define FFT_RADICES_ALL 2u      // 2, 3, 4, 5, 7, 8, 11, 13
+#define FFT_RADICES_SMOOTH7 1u  // 2, 3, 4, 5, 7, 8, 9
+#define FFT_RADICES_ALL 2u      // 2, 3, 4, 5, 7, 8, 9, 11, 13
 
 // The run of radix-R stages that starts at `at`. One loop per radix, not a
 // switch per stage: a switch over every radix in one loop keeps the
@@ -179,6 +220,7 @@ inline void run_stages(constant FftParams& p, threadgroup float2* data, Stockham
   radix_run<4u, kPowerOfTwo>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<2u, kPowerOfTwo>(p, data, io, tid, first_transform, inverse, ends, at);
   if (kRadices == FFT_RADICES_POW2) return;
+  radix_run<9u, false>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<3u, false>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<5u, false>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<7u, false>(p, data, io, tid, first_transform, inverse, ends, at);

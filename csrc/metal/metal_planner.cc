@@ -28,9 +28,7 @@ using metal_routes::four_step_split;
 using metal_routes::kCoalescedLength;
 using metal_routes::kThreadgroupElements;
 using metal_routes::stockham_kernel;
-using metal_routes::stockham_radices;
 using metal_routes::three_pass_split;
-using metal_routes::threads_per_transform;
 
 constexpr std::uint32_t kMaxGroupThreads = metal_routes::kMaxTransformThreads;
 // Bytes of one coalesced piece of device memory: a warp's accesses that fill
@@ -52,7 +50,7 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / 
 // its shape, the radix list as a stage count per radix in the order of the
 // kernel's stage runs (the order of the list), and its modes.
 std::vector<std::uint32_t> stockham_pipeline_constants(const FftParams& p) {
-  constexpr std::uint32_t kRunOrder[FFT_RUN_RADICES] = {16, 8, 4, 2, 3, 5, 7, 11, 13};
+  constexpr std::uint32_t kRunOrder[FFT_RUN_RADICES] = {16, 8, 4, 2, 9, 3, 5, 7, 11, 13};
   std::vector<std::uint32_t> constants(FFT_CONSTANT_COUNT, 0);
   constants[FFT_CONSTANT_FIXED_SHAPE] = 1;
   constants[FFT_CONSTANT_N] = p.n;
@@ -179,7 +177,7 @@ class Planner {
         plan_->source_bytes = extent_bytes(request_.in, half + 1, 8);
         plan_->destination_bytes = extent_bytes(request_.out, n, 4);
         if (batch_ == 0) break;
-        if (even && fits_one_group(half)) {  // the pack fused into the load
+        if (even && half > 1 && fits_one_group(half)) {  // the pack fused into the first stage
           stockham_pass(std::uint32_t(half), true, batch_, 1,
                         user(MetalBufferSlot::source, FFT_SIDE_COMPLEX, half + 1),
                         user(MetalBufferSlot::destination, FFT_SIDE_REAL_PAIRS, half),
@@ -410,13 +408,14 @@ class Planner {
                      std::uint32_t per_batch, Endpoint in, Endpoint out, FusedOperation pre,
                      FusedOperation post, double scale,
                      std::optional<std::uint64_t> spectrum = std::nullopt) {
-    const std::vector<std::uint32_t> radices = *stockham_radices(n);
     // A side strided along its transforms walks across kAcrossTransforms of
     // them at least, for whole coalesced pieces: fewer threads per transform.
     const bool strided = std::uint64_t(in.side.g_mul) * in.side.elem_stride != 1 ||
                          std::uint64_t(out.side.g_mul) * out.side.elem_stride != 1;
-    const std::uint32_t threads_each = threads_per_transform(
-        n, radices, strided ? kMaxGroupThreads / kAcrossTransforms : kMaxGroupThreads);
+    const metal_routes::StockhamShape shape =
+        metal_routes::stockham_shape(n, strided ? kMaxGroupThreads / kAcrossTransforms : kMaxGroupThreads);
+    const std::vector<std::uint32_t>& radices = shape.radices;
+    const std::uint32_t threads_each = shape.threads;
     std::uint64_t most = std::min<std::uint64_t>(kThreadgroupElements / n, kMaxGroupThreads / threads_each);
     most = std::max<std::uint64_t>(1, std::min(most, transforms));
     // A side whose stage end can meet device memory in registers walks along

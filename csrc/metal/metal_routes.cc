@@ -5,7 +5,7 @@
 
 namespace jax_apple_fft::metal_routes {
 
-std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n) {
+std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n, bool nines) {
   std::vector<std::uint32_t> radices;
   if ((n & (n - 1)) == 0) {
     while (n % 16 == 0) radices.push_back(16), n /= 16;
@@ -13,6 +13,7 @@ std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n) {
   while (n % 8 == 0) radices.push_back(8), n /= 8;
   if (n % 4 == 0) radices.push_back(4), n /= 4;
   if (n % 2 == 0) radices.push_back(2), n /= 2;
+  while (nines && n % 9 == 0) radices.push_back(9), n /= 9;
   for (std::uint32_t p : {3u, 5u, 7u, 11u, 13u}) {
     while (n % p == 0) radices.push_back(p), n /= p;
   }
@@ -71,9 +72,13 @@ std::optional<std::uint64_t> bluestein_length(std::uint64_t n) {
 const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {
   const bool odd = std::any_of(radices.begin(), radices.end(), [](std::uint32_t r) { return r % 2; });
   if (!odd) return "fft_stockham_pow2";
-  if (*std::max_element(radices.begin(), radices.end()) <= 8) return "fft_stockham_smooth7";
+  if (std::none_of(radices.begin(), radices.end(), [](std::uint32_t r) { return r > 9; })) {
+    return "fft_stockham_smooth7";
+  }
   return "fft_stockham";
 }
+
+namespace {
 
 std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint32_t>& radices,
                                     std::uint32_t most_threads) {
@@ -102,6 +107,26 @@ std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint
     threads = std::max<std::uint32_t>(threads, (n / radix + held - 1) / held);
   }
   return std::min(threads, most);
+}
+
+bool stage_end_in_registers(std::uint32_t n, const std::vector<std::uint32_t>& radices,
+                            std::uint32_t threads) {
+  return !radices.empty() &&
+         ((n / radices.front()) % threads == 0 || (n / radices.back()) % threads == 0);
+}
+
+}  // namespace
+
+StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads) {
+  StockhamShape shape;
+  shape.radices = *stockham_radices(n);
+  shape.threads = threads_per_transform(n, shape.radices, most_threads);
+  if (!stage_end_in_registers(n, shape.radices, shape.threads) &&
+      std::count(shape.radices.begin(), shape.radices.end(), 9u) > 0) {
+    shape.radices = *stockham_radices(n, false);
+    shape.threads = threads_per_transform(n, shape.radices, most_threads);
+  }
+  return shape;
 }
 
 }  // namespace jax_apple_fft::metal_routes

@@ -30,9 +30,9 @@ inline constexpr std::uint64_t kThreadgroupElements = FFT_THREADGROUP_ELEMENTS;
 inline constexpr std::uint64_t kCoalescedLength = kThreadgroupElements / 4;
 
 // Stockham radices for n in the kernels' order (16s for lengths 2^k, else
-// 8s; then 4, 2 and odd primes ascending), or nothing if n has a prime
-// factor above 13.
-std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n);
+// 8s; then 4, 2, 9s where `nines`, and odd primes ascending), or nothing if
+// n has a prime factor above 13.
+std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n, bool nines = true);
 
 // Whether one Stockham pass in one threadgroup takes length n.
 bool fits_one_group(std::uint64_t n);
@@ -53,20 +53,30 @@ std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n);
 std::optional<std::uint64_t> bluestein_length(std::uint64_t n);
 
 // The Stockham kernel compiled for the fewest radices that hold `radices`
-// (which stockham_radices draws from 2, 3, 4, 5, 7, 8, 11, 13).
+// (which stockham_radices draws from 2, 3, 4, 5, 7, 8, 9, 11, 13, 16).
 const char* stockham_kernel(const std::vector<std::uint32_t>& radices);
 
 // The most threads one transform takes: a group's threads (256) are within
 // every Apple GPU's pipeline limit.
 inline constexpr std::uint32_t kMaxTransformThreads = 256;
 
-// Threads per transform, at least ceil(n / FFT_MAX_THREAD_VALUES) and at
-// most `most_threads` where that is more: the fewest that divide the first
+// The radices and threads per transform of a single-group length n.
+//
+// Threads per transform: at least ceil(n / FFT_MAX_THREAD_VALUES) and at
+// most `most_threads` where that is more, the fewest that divide the first
 // stage's butterflies and the last's, so that both take their values
 // straight from the load and give them to the store (shaders/fft_stages.h);
 // else that divide one of them; else the fewest that give no stage more
 // than FFT_MAX_THREAD_VALUES values per thread.
-std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint32_t>& radices,
-                                    std::uint32_t most_threads = kMaxTransformThreads);
+//
+// Radix 9 for factors 3^2 where either stage end then meets device memory
+// in registers; else radix 3, whose threads share the butterflies evenly
+// (729 in a strided pass: radix 9 on 64 threads ran 1.2 times slower on
+// the H200).
+struct StockhamShape {
+  std::vector<std::uint32_t> radices;
+  std::uint32_t threads = 1;
+};
+StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads = kMaxTransformThreads);
 
 }  // namespace jax_apple_fft::metal_routes

@@ -40,10 +40,21 @@ def test_lengths_up_to_4096_with_small_factors_take_one_dispatch(n):
     assert p.scratch_bytes == 0
 
 
-def test_radices_prefer_sixteen_for_powers_of_two_else_eight():
-    radices = {n: plan(C2C, n).dispatches[0]["params"]["radices"] for n in (4096, 2048, 32, 3072)}
-    assert radices == {4096: [16, 16, 16], 2048: [16, 16, 8], 32: [16, 2], 3072: [8, 8, 8, 2, 3]}
+def test_radices_prefer_sixteen_for_powers_of_two_else_eight_and_nine_for_powers_of_three():
+    lengths = (4096, 2048, 32, 3072, 2187, 4095)
+    radices = {n: plan(C2C, n).dispatches[0]["params"]["radices"] for n in lengths}
+    assert radices == {4096: [16, 16, 16], 2048: [16, 16, 8], 32: [16, 2], 3072: [8, 8, 8, 2, 3],
+                       2187: [9, 9, 9, 3], 4095: [3, 3, 5, 7, 13]}
     assert sorted(plan(C2C, 2 * 3 * 5 * 7).dispatches[0]["params"]["radices"]) == [2, 3, 5, 7]
+
+
+def test_radix_nine_only_where_a_stage_end_meets_device_memory_in_registers():
+    """3^12 = 729 * 729: its strided passes take at most 64 threads per
+    transform, none of which divides 729 / 9, so they run radix 3, whose
+    threads share the butterflies evenly; 729 alone takes radix 9."""
+    for d in plan(C2C, 3**12, batch=2).dispatches:
+        assert d["params"]["radices"] == [3] * 6
+    assert plan(C2C, 729, batch=2).dispatches[0]["params"]["radices"] == [9, 9, 9]
 
 
 @pytest.mark.parametrize("n", [n for n in range(1, 4097) if all(
@@ -165,6 +176,8 @@ def test_real_transforms_use_half_length():
     assert r2c["params"]["post_mode"] == "r2c_unpack"
     (c2r,) = plan(C2R, 64, forward=False).dispatches
     assert c2r["params"]["n"] == 32 and c2r["params"]["pre_mode"] == "c2r_pack"
+    # the pack is fused into the first stage: a length with no stage takes a pass of its own
+    assert kernels(plan(C2R, 2, forward=False)) == ["fft_c2r_pack", "fft_stockham_pow2"]
     # beyond one group, a pass of its own
     assert kernels(plan(R2C, 1 << 14)) == ["fft_stockham_pow2"] * 2 + ["fft_r2c_unpack"]
     assert kernels(plan(C2R, 1 << 14, forward=False)) == ["fft_c2r_pack"] + ["fft_stockham_pow2"] * 2
@@ -198,7 +211,7 @@ def test_unsupported_lengths_raise():
         plan(C2C, 0)
 
 
-RUN_ORDER = (16, 8, 4, 2, 3, 5, 7, 11, 13)  # the Stockham kernel's stage runs
+RUN_ORDER = (16, 8, 4, 2, 9, 3, 5, 7, 11, 13)  # the Stockham kernel's stage runs
 # Word offsets in FftParams (shaders/fft_params.h) of the modes a pipeline fixes.
 MODE_WORDS = {"inverse": 18, "pre_mode": 24, "post_mode": 25, "convolve": 26, "in.kind": 30,
               "in.walk": 38, "out.kind": 39, "out.walk": 47}

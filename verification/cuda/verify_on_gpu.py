@@ -7,6 +7,10 @@ sanitizer runs, and throughput against VkFFT and cuFFT. A verifier, not a backen
     python verification/cuda/verify_on_gpu.py throughput [--out DIR] [--gib 1]
         [--nvrtc-option=-maxrregcount=64 ...] [--only c2c] [--lengths 1024 4096]
         [--run-kernel-as fft_stockham_smooth7=fft_stockham ...] [--generic]
+    python verification/cuda/verify_on_gpu.py instructions [--lengths 1024 4096]  # needs ncu
+
+`throughput` and `instructions` time or count VkFFT beside us where pyvkfft
+is importable (built by build_vkfft.sh: vkfft_reference.py).
 
 Kernels run as the Apple executor builds them, with each dispatch's pipeline
 constants (--generic: without, as the emulator runs them). `accuracy` runs
@@ -328,9 +332,75 @@ def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
     return rows
 
 
+# --------------------------------------------------------------------------
+# Instructions per element, from Nsight Compute
+# --------------------------------------------------------------------------
+
+INSTRUCTION_METRIC = "smsp__sass_thread_inst_executed.sum"
+
+
+def launch_once(lengths: set[int], gib: float) -> None:
+    """Each c2c row of `lengths` once, ours then VkFFT (Apple limits), for
+    `instructions` to count under ncu."""
+    runner = CudaPlanRunner()
+    for label, n, batch in throughput_rows(gib):
+        if label != "c2c" or n not in lengths:
+            continue
+        plan, out_shape = runner.plan(C2C, True, n, (batch, n), axis=1)
+        x = cupy.ones((batch, n), np.complex64)
+        y = cupy.empty(out_shape, np.complex64)
+        runner.run_on_device(plan, x, y)
+        if vkfft_reference.available():
+            vkfft_reference.transform("apple", "c2c", x, y, axes=(1,))()
+        cupy.cuda.runtime.deviceSynchronize()
+
+
+def run_instructions(lengths: set[int], gib: float = 1 / 16) -> list[dict]:
+    """Thread instructions executed per complex element of each c2c row in
+    `lengths`, ours and VkFFT's (Apple limits): this script's launch_once
+    under ncu, summed over each side's kernels."""
+    import csv
+    import io
+    import subprocess
+
+    command = ["ncu", "--csv", "--clock-control", "none", "--metrics", INSTRUCTION_METRIC,
+               sys.executable, __file__, "launch-once", "--gib", str(gib),
+               "--lengths", *map(str, sorted(lengths))]
+    report = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    header = report.index('"ID"')
+    order = [(n, batch) for label, n, batch in throughput_rows(gib)
+             if label == "c2c" and n in lengths]
+    # our kernels come row by row, each row's dispatches in plan order; VkFFT's follow ours
+    ours_rows = [n for n, batch in order
+                 for _ in CudaPlanRunner.plan(C2C, True, n, (batch, n), axis=1)[0].dispatches]
+    counted: dict[tuple[str, int], float] = {}
+    row_n = None
+    records = list(csv.DictReader(io.StringIO(report[header:])))
+    print("kernels profiled:", ", ".join(sorted({r["Kernel Name"] for r in records})))
+    for record in records:
+        name = record["Kernel Name"]
+        if name.startswith("cuda_fft"):
+            side, row_n = "ours", ours_rows.pop(0)
+        elif "VkFFT" in name and row_n is not None:
+            side = "vkfft"
+        else:
+            continue  # the input's own kernels
+        value = float(record["Metric Value"].replace(",", ""))
+        counted[side, row_n] = counted.get((side, row_n), 0.0) + value
+    rows = []
+    for n, batch in order:
+        row = {"n": n, **{side: counted.get((side, n), math.nan) / (batch * n)
+                          for side in ("ours", "vkfft")}}
+        rows.append(row)
+        print(f"c2c n={n}: instructions per complex element, ours {row['ours']:.0f}, "
+              f"VkFFT (Apple limits) {row['vkfft']:.0f}")
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("accuracy", "sanitize", "racy", "throughput"))
+    parser.add_argument("what", choices=("accuracy", "sanitize", "racy", "throughput",
+                                         "instructions", "launch-once"))
     parser.add_argument("--out", type=pathlib.Path)
     parser.add_argument("--gib", type=float, default=1.0,
                         help="input size of each throughput row, GiB of complex64")
@@ -349,6 +419,15 @@ def main() -> int:
         return 2
     if arguments.what == "racy":
         run_racy()
+        return 0
+    if arguments.what == "launch-once":
+        launch_once(set(arguments.lengths), arguments.gib)
+        return 0
+    if arguments.what == "instructions":
+        rows = run_instructions(set(arguments.lengths or (1024, 4096)))
+        if arguments.out:
+            arguments.out.mkdir(parents=True, exist_ok=True)
+            (arguments.out / "instructions.json").write_text(json.dumps(rows, indent=1))
         return 0
     started = time.perf_counter()
     options = tuple(arguments.nvrtc_option)
