@@ -42,6 +42,7 @@ struct StageThread {
 };
 
 // A thread's transform and rank under a walk other than FFT_WALK_RUN.
+template <bool kSwizzle>
 inline StageThread walk_thread(constant FftParams& p, uint walk, uint tid) {
   StageThread at;
   if (walk == FFT_WALK_ACROSS) {
@@ -51,7 +52,7 @@ inline StageThread walk_thread(constant FftParams& p, uint walk, uint tid) {
     at.local = tid / dispatch_threads_per_transform(p);
     at.rank = tid % dispatch_threads_per_transform(p);
   }
-  at.offset = at.local * dispatch_n(p);
+  at.offset = at.local * transform_pitch<kSwizzle>(p);
   return at;
 }
 
@@ -157,11 +158,13 @@ inline void load_group(constant FftParams& p, StockhamBuffers io, threadgroup fl
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
       uint f = tid + c * dispatch_group_threads(p);
-      if (f < dispatch_per_group(p) * dispatch_n(p)) shared[slot<kSwizzle>(f)] = values[c];
+      if (f < dispatch_per_group(p) * dispatch_n(p)) {
+        shared[slot<kSwizzle>(group_element<kSwizzle>(p, f))] = values[c];
+      }
     }
     return;
   }
-  StageThread at = walk_thread(p, dispatch_in_walk(p), tid);
+  StageThread at = walk_thread<kSwizzle>(p, dispatch_in_walk(p), tid);
   uint transform = first_transform + at.local;
   bool present = transform < p.transforms;
   TransformSide t = transform_side(p.in, p, transform);
@@ -182,10 +185,10 @@ inline void load_group(constant FftParams& p, StockhamBuffers io, threadgroup fl
 // Loads a thread's inputs of the first stage (radix R) straight into its
 // registers, where loads_into_first_stage holds; returns the thread's
 // transform and rank, which the stage keeps.
-template <uint R>
+template <uint R, bool kSwizzle>
 inline StageThread load_first_stage(constant FftParams& p, StockhamBuffers io, uint tid,
                                     uint first_transform, thread StageValues<R>& s) {
-  StageThread at = walk_thread(p, dispatch_in_walk(p), tid);
+  StageThread at = walk_thread<kSwizzle>(p, dispatch_in_walk(p), tid);
   uint transform = first_transform + at.local;
   bool present = transform < p.transforms;
   TransformSide t = transform_side(p.in, p, transform);
@@ -274,11 +277,14 @@ inline void store_group(constant FftParams& p, StockhamBuffers io, threadgroup f
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
       uint f = tid + c * dispatch_group_threads(p);
-      if (f < count) store_pair(io.out, start + 2u * f, shared[slot<kSwizzle>(f)] * p.scale);
+      if (f < count) {
+        float2 v = shared[slot<kSwizzle>(group_element<kSwizzle>(p, f))];
+        store_pair(io.out, start + 2u * f, v * p.scale);
+      }
     }
     return;
   }
-  StageThread at = walk_thread(p, dispatch_out_walk(p), tid);
+  StageThread at = walk_thread<kSwizzle>(p, dispatch_out_walk(p), tid);
   uint transform = first_transform + at.local;
   if (transform >= p.transforms) return;
   TransformSide t = transform_side(p.out, p, transform);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "fft_helpers.h"
+#include "fft_pipeline_constants.h"
 
 // Where element f of the group's threadgroup memory lives. Lengths 2^k with
 // the XOR swizzle: the low 4 bits of f (the 8-byte bank among 16) are mixed
@@ -12,4 +13,22 @@
 template <bool kSwizzle>
 inline uint slot(uint f) {
   return kSwizzle ? f ^ (((f >> 4u) ^ (f >> 8u)) & 15u) : f;
+}
+
+// Elements between the starts of consecutive transforms of a group: n, or
+// FFT_TRANSFORM_PITCH(n) where a side walks across them without the swizzle.
+template <bool kSwizzle>
+inline uint transform_pitch(constant FftParams& p) {
+  const bool across =
+      dispatch_in_walk(p) == FFT_WALK_ACROSS || dispatch_out_walk(p) == FFT_WALK_ACROSS;
+  return !kSwizzle && across ? FFT_TRANSFORM_PITCH(dispatch_n(p)) : dispatch_n(p);
+}
+
+// Where element f of the group's elements in order (transform f / n,
+// element f % n) lives, before slot().
+template <bool kSwizzle>
+inline uint group_element(constant FftParams& p, uint f) {
+  const uint n = dispatch_n(p);
+  const uint pitch = transform_pitch<kSwizzle>(p);
+  return pitch == n ? f : (f / n) * pitch + f % n;
 }

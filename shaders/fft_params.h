@@ -30,6 +30,12 @@ using uint = std::uint32_t;
 #define FFT_MAX_THREAD_VALUES 16
 // Elements of threadgroup memory: 32 KiB of float2.
 #define FFT_THREADGROUP_ELEMENTS 4096
+// Elements between the starts of consecutive transforms of length n in a
+// group's threadgroup memory, where a side walks across them
+// (FFT_WALK_ACROSS) in a kernel other than the radix-2^k one: an odd number,
+// so that neighbouring threads on neighbouring transforms reach different
+// banks (the radix-2^k kernel's swizzle does that for it).
+#define FFT_TRANSFORM_PITCH(n) ((n) | 1u)
 
 // Pipeline constants: the values of a Stockham dispatch that its pipeline
 // fixes when it is built (fft_pipeline_constants.h), by index. Stage counts

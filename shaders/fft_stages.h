@@ -156,10 +156,9 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, Stoc
   StageValues<R> s;
   StageThread thread_at;
   if (from_device) {
-    thread_at = load_first_stage<R>(p, io, tid, first_transform, s);
+    thread_at = load_first_stage<R, kPowerOfTwo>(p, io, tid, first_transform, s);
   } else {
-    thread_at = to_device ? walk_thread(p, dispatch_out_walk(p), tid)
-                          : walk_thread(p, FFT_WALK_ALONG, tid);
+    thread_at = walk_thread<kPowerOfTwo>(p, to_device ? dispatch_out_walk(p) : FFT_WALK_ALONG, tid);
     if (at.stage == 0u && ends.pack) {
       gather_packed_stage<R, kPowerOfTwo>(p, data, thread_at, io, first_transform, s);
     } else {

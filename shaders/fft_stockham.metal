@@ -24,7 +24,7 @@
 template <bool kSwizzle>
 inline void multiply_by_spectrum(constant FftParams& p, threadgroup float2* data,
                                  device const float2* spectrum, uint tid, uint first_transform) {
-  StageThread at = walk_thread(p, FFT_WALK_ALONG, tid);
+  StageThread at = walk_thread<kSwizzle>(p, FFT_WALK_ALONG, tid);
   TransformSide t = transform_side(p.in, p, first_transform + at.local);
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {

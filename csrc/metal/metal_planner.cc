@@ -416,7 +416,12 @@ class Planner {
         metal_routes::stockham_shape(n, strided ? kMaxGroupThreads / kAcrossTransforms : kMaxGroupThreads);
     const std::vector<std::uint32_t>& radices = shape.radices;
     const std::uint32_t threads_each = shape.threads;
-    std::uint64_t most = std::min<std::uint64_t>(kThreadgroupElements / n, kMaxGroupThreads / threads_each);
+    const bool power_of_two = stockham_kernel(radices) == std::string("fft_stockham_pow2");
+    // Room for the pitch a walk across transforms takes (transform_pitch in
+    // shaders/fft_group_memory.h).
+    const std::uint32_t widest_pitch = power_of_two || !strided ? n : FFT_TRANSFORM_PITCH(n);
+    std::uint64_t most = std::min<std::uint64_t>(kThreadgroupElements / widest_pitch,
+                                                 kMaxGroupThreads / threads_each);
     most = std::max<std::uint64_t>(1, std::min(most, transforms));
     // A side whose stage end can meet device memory in registers walks along
     // its transforms rather than as one run, where a transform's threads
@@ -475,8 +480,10 @@ class Planner {
     d.kernel = stockham_kernel(radices);
     d.threadgroups = {checked_u32(ceil_div(transforms, per_group), "the grid"), 1, 1};
     d.threads = {p.group_threads, 1, 1};
+    const bool across = p.in.walk == FFT_WALK_ACROSS || p.out.walk == FFT_WALK_ACROSS;
+    const std::uint32_t pitch = !power_of_two && across ? FFT_TRANSFORM_PITCH(n) : n;
     // Whole blocks of 16 elements: the swizzle permutes within each block.
-    d.threadgroup_memory_bytes = std::uint32_t(align_up(per_group * n, 16) * sizeof(shaders::float2));
+    d.threadgroup_memory_bytes = std::uint32_t(align_up(per_group * pitch, 16) * sizeof(shaders::float2));
     d.bindings = {{0, in.buffer, in.offset_bytes},
                   {1, out.buffer, out.offset_bytes},
                   {2, MetalBufferSlot::tables, twiddles},

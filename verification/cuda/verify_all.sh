@@ -6,10 +6,12 @@
 #   OUT=/some/dir bash verification/cuda/verify_all.sh
 #
 # Builds and installs the package (JAX_APPLE_FFT_DUCC0_SDIST may name a local
-# ducc0 source distribution where the machine has no network), then runs the
-# verifier's tests, the accuracy sweep, each compute-sanitizer tool on the
-# representative set, racecheck on the planted missing barrier, and the
-# throughput table against cuFFT. Each step's output is in $OUT/<step>.txt.
+# ducc0 source distribution where the machine has no network) and, where
+# PYVKFFT_SOURCE names pyvkfft's source tree, VkFFT (build_vkfft.sh); then runs
+# the verifier's tests, the accuracy sweep, each compute-sanitizer tool on the
+# representative set, racecheck on the planted missing barrier, the
+# throughput table against VkFFT and cuFFT, and, where ncu is installed,
+# instructions per element. Each step's output is in $OUT/<step>.txt.
 set -uo pipefail
 OUT=${OUT:-verification/cuda/results}
 mkdir -p "$OUT"
@@ -24,6 +26,11 @@ step() {  # step NAME COMMAND...: runs it, keeps its output, reports its status
 }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 step build python3 -m pip install --no-build-isolation --no-deps .
+if [ -n "${PYVKFFT_SOURCE:-}" ]; then
+  vkfft=$(mktemp -d)
+  step vkfft bash verification/cuda/build_vkfft.sh "$PYVKFFT_SOURCE" "$vkfft"
+  export PYTHONPATH="$vkfft${PYTHONPATH:+:$PYTHONPATH}"
+fi
 step tests python3 -m pytest tests/cuda_verifier -q -p no:cacheprovider
 step accuracy python3 "$VERIFY" accuracy --out "$OUT"
 for tool in racecheck synccheck memcheck initcheck; do
@@ -33,3 +40,6 @@ done
 step racy-racecheck compute-sanitizer --tool racecheck --racecheck-report hazard \
   python3 "$VERIFY" racy
 step throughput python3 "$VERIFY" throughput --out "$OUT"
+if command -v ncu > /dev/null; then
+  step instructions python3 "$VERIFY" instructions --lengths 16 64 1024 4096 --out "$OUT"
+fi

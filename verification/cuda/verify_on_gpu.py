@@ -232,7 +232,10 @@ THROUGHPUT_ROWS = (
     *(("r2c", n) for n in (1024, 4096, 1 << 16, 1 << 20)),
     *(("c2r", n) for n in (1024, 4096, 1 << 16)),
 )
-GROUPS = ("c2c", "c2c four-step", "c2c Bluestein", "r2c", "c2r")
+# Transforms over every axis of one array: ours one plan per axis, last axis first.
+MULTIDIMENSIONAL_ROWS = (("c2c 2-D", (4096, 4096)), ("r2c 2-D", (4096, 4096)),
+                         ("c2c 3-D", (256, 256, 256)))
+GROUPS = ("c2c", "c2c four-step", "c2c Bluestein", "r2c", "c2r", "c2c 2-D", "r2c 2-D", "c2c 3-D")
 
 
 def throughput_rows(gib: float):
@@ -240,6 +243,29 @@ def throughput_rows(gib: float):
     elements = int(gib * (1 << 30)) // 8
     for label, n in THROUGHPUT_ROWS:
         yield label, n, max(1, elements // n if n <= 4096 else elements // (2 * n))
+
+
+def planned_rows(runner: CudaPlanRunner, gib: float, only: str | None, lengths: set[int] | None):
+    """(label, size, kind name, input shape, output shape, [(plan, in shape, out shape)])
+    of each throughput row: one plan per transformed axis."""
+    for label, n, batch in throughput_rows(gib):
+        if (only and not label.startswith(only)) or (lengths and n not in lengths):
+            continue
+        kind = {"r2c": R2C, "c2r": C2R}.get(label, C2C)
+        in_shape = (batch, n // 2 + 1) if kind == C2R else (batch, n)
+        plan, out_shape = runner.plan(kind, kind != C2R, n, in_shape, axis=1)
+        yield (label, f"{n} x {batch}", label[:3], in_shape, out_shape,
+               [(plan, in_shape, out_shape)])
+    for label, shape in MULTIDIMENSIONAL_ROWS:
+        if (only and not label.startswith(only)) or lengths:
+            continue
+        steps, current = [], shape
+        for axis in reversed(range(len(shape))):
+            kind = R2C if label.startswith("r2c") and axis == len(shape) - 1 else C2C
+            plan, out_shape = runner.plan(kind, True, shape[axis], current, axis=axis)
+            steps.append((plan, current, out_shape))
+            current = out_shape
+        yield label, " x ".join(map(str, shape)), label[:3], shape, current, steps
 
 
 def time_ms(launch, repeats: int = 20) -> float:
@@ -269,40 +295,42 @@ def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
     vkfft = vkfft_reference.available()
     columns = ["ours", *(f"vkfft_{c}" for c in vkfft_reference.CONFIGURATIONS if vkfft), "cufft",
                "copy"]
-    print(f"{'row':14s} {'n':>8s} {'batch':>7s} " + " ".join(f"{c + ' ms':>12s}" for c in columns)
+    print(f"{'row':14s} {'size':>16s} " + " ".join(f"{c + ' ms':>12s}" for c in columns)
           + f" {'ours ms/GiB':>11s} {'VkFFT-apple/ours':>16s} {'cuFFT/ours':>10s}", flush=True)
-    planned = []
-    for label, n, batch in throughput_rows(gib):
-        if (only and not label.startswith(only)) or (lengths and n not in lengths):
-            continue
-        kind = {"r2c": R2C, "c2r": C2R}.get(label, C2C)
-        in_shape = (batch, n // 2 + 1) if kind == C2R else (batch, n)
-        planned.append((label, n, batch, kind, in_shape,
-                        *runner.plan(kind, kind != C2R, n, in_shape, axis=1)))
-    runner.prepare([plan for *_, plan, _ in planned])
+    planned = list(planned_rows(runner, gib, only, lengths))
+    runner.prepare([plan for *_, steps in planned for plan, _, _ in steps])
     rows = []
-    for label, n, batch, kind, in_shape, plan, out_shape in planned:
-        in_dtype = np.float32 if kind == R2C else np.complex64
-        out_dtype = np.float32 if kind == C2R else np.complex64
-        x = cupy.random.standard_normal(in_shape, np.float32).astype(in_dtype)
-        y = cupy.empty(out_shape, out_dtype)
-        launches, _held = runner.launches(plan, x, y)
+    for label, size, name, in_shape, out_shape, steps in planned:
+        x = cupy.random.standard_normal(in_shape, np.float32)
+        if name != "r2c":
+            x = x + 1j * cupy.random.standard_normal(in_shape, np.float32)
+            x = x.astype(np.complex64)
+        y = cupy.empty(out_shape, np.float32 if name == "c2r" else np.complex64)
+        # each step from the last one's output; intermediate results in their own buffers
+        buffers = [x] + [cupy.empty(o, np.complex64) for _, _, o in steps[:-1]] + [y]
+        launches, held = [], []
+        for (plan, _, _), source, destination in zip(steps, buffers, buffers[1:]):
+            step_launches, step_held = runner.launches(plan, source, destination)
+            launches += step_launches
+            held.append(step_held)
 
         def ours():
             for function, grid, block, arguments, shared in launches:
                 function(grid, block, arguments, shared_mem=shared)
 
-        name = {C2C: "c2c", R2C: "r2c", C2R: "c2r"}[kind]
+        axes = tuple(range(1, x.ndim)) if len(steps) == 1 else tuple(range(x.ndim))
         timed = {"ours": ours}
         for configuration in vkfft_reference.CONFIGURATIONS if vkfft else ():
             timed[f"vkfft_{configuration}"] = vkfft_reference.transform(configuration, name, x, y,
-                                                                        axes=(1,))
-        timed["cufft"] = {C2C: lambda: cupy.fft.fft(x, axis=1), R2C: lambda: cupy.fft.rfft(x, axis=1),
-                          C2R: lambda: cupy.fft.irfft(x, n=n, axis=1)}[kind]
+                                                                        axes=axes)
+        timed["cufft"] = {
+            "c2c": lambda: cupy.fft.fftn(x, axes=axes),
+            "r2c": lambda: cupy.fft.rfftn(x, axes=axes),
+            "c2r": lambda: cupy.fft.irfftn(x, s=y.shape[1:], axes=axes)}[name]
         copied = min(x.nbytes, y.nbytes)
         timed["copy"] = lambda: cupy.cuda.runtime.memcpyAsync(
             y.data.ptr, x.data.ptr, copied, cupy.cuda.runtime.memcpyDeviceToDevice, 0)
-        row = {"row": label, "n": n, "batch": batch}
+        row = {"row": label, "size": size}
         for column, launch in timed.items():
             row[f"{column}_ms"] = time_ms(launch)
         row["ours_ms_per_gib"] = row["ours_ms"] / (x.nbytes / (1 << 30))
@@ -310,11 +338,11 @@ def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
         if vkfft:
             row["vkfft_apple_ratio"] = row["vkfft_apple_ms"] / row["ours_ms"]
         rows.append(row)
-        print(f"{label:14s} {n:8d} {batch:7d} "
+        print(f"{label:14s} {size:>16s} "
               + " ".join(f"{row[c + '_ms']:12.3f}" for c in columns)
               + f" {row['ours_ms_per_gib']:11.3f} {row.get('vkfft_apple_ratio', math.nan):16.2f}"
               f" {row['cufft_ratio']:10.2f}", flush=True)
-        del x, y, launches, _held, timed
+        del x, y, buffers, launches, held, timed
         cupy.get_default_memory_pool().free_all_blocks()
     for label in GROUPS:
         group = [r for r in rows if r["row"] == label]
