@@ -159,7 +159,7 @@ inline void load_group(constant FftParams& p, StockhamBuffers io, threadgroup fl
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
       uint f = tid + c * dispatch_group_threads(p);
       if (f < dispatch_per_group(p) * dispatch_n(p)) {
-        shared[slot<kSwizzle>(group_element<kSwizzle>(p, f))] = values[c];
+        shared[slot<kSwizzle>(f)] = values[c];
       }
     }
     return;
@@ -278,7 +278,7 @@ inline void store_group(constant FftParams& p, StockhamBuffers io, threadgroup f
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
       uint f = tid + c * dispatch_group_threads(p);
       if (f < count) {
-        float2 v = shared[slot<kSwizzle>(group_element<kSwizzle>(p, f))];
+        float2 v = shared[slot<kSwizzle>(f)];
         store_pair(io.out, start + 2u * f, v * p.scale);
       }
     }

@@ -16,19 +16,16 @@ inline uint slot(uint f) {
 }
 
 // Elements between the starts of consecutive transforms of a group: n, or
-// FFT_TRANSFORM_PITCH(n) where a side walks across them without the swizzle.
+// FFT_TRANSFORM_PITCH(n) where a side walks across them without the swizzle
+// and neither walks as one run (whose elements would then each need a
+// division by n to find their place).
 template <bool kSwizzle>
 inline uint transform_pitch(constant FftParams& p) {
-  const bool across =
-      dispatch_in_walk(p) == FFT_WALK_ACROSS || dispatch_out_walk(p) == FFT_WALK_ACROSS;
-  return !kSwizzle && across ? FFT_TRANSFORM_PITCH(dispatch_n(p)) : dispatch_n(p);
+  const uint in_walk = dispatch_in_walk(p);
+  const uint out_walk = dispatch_out_walk(p);
+  const bool across = in_walk == FFT_WALK_ACROSS || out_walk == FFT_WALK_ACROSS;
+  const bool run = in_walk == FFT_WALK_RUN || out_walk == FFT_WALK_RUN;
+  return !kSwizzle && across && !run ? FFT_TRANSFORM_PITCH(dispatch_n(p)) : dispatch_n(p);
 }
 
-// Where element f of the group's elements in order (transform f / n,
-// element f % n) lives, before slot().
-template <bool kSwizzle>
-inline uint group_element(constant FftParams& p, uint f) {
-  const uint n = dispatch_n(p);
-  const uint pitch = transform_pitch<kSwizzle>(p);
-  return pitch == n ? f : (f / n) * pitch + f % n;
-}
+

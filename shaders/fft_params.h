@@ -32,7 +32,8 @@ using uint = std::uint32_t;
 #define FFT_THREADGROUP_ELEMENTS 4096
 // Elements between the starts of consecutive transforms of length n in a
 // group's threadgroup memory, where a side walks across them
-// (FFT_WALK_ACROSS) in a kernel other than the radix-2^k one: an odd number,
+// (FFT_WALK_ACROSS) and none as one run, in a kernel other than the
+// radix-2^k one (transform_pitch in fft_group_memory.h): an odd number,
 // so that neighbouring threads on neighbouring transforms reach different
 // banks (the radix-2^k kernel's swizzle does that for it).
 #define FFT_TRANSFORM_PITCH(n) ((n) | 1u)

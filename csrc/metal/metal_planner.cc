@@ -481,7 +481,8 @@ class Planner {
     d.threadgroups = {checked_u32(ceil_div(transforms, per_group), "the grid"), 1, 1};
     d.threads = {p.group_threads, 1, 1};
     const bool across = p.in.walk == FFT_WALK_ACROSS || p.out.walk == FFT_WALK_ACROSS;
-    const std::uint32_t pitch = !power_of_two && across ? FFT_TRANSFORM_PITCH(n) : n;
+    const bool run = p.in.walk == FFT_WALK_RUN || p.out.walk == FFT_WALK_RUN;
+    const std::uint32_t pitch = !power_of_two && across && !run ? FFT_TRANSFORM_PITCH(n) : n;
     // Whole blocks of 16 elements: the swizzle permutes within each block.
     d.threadgroup_memory_bytes = std::uint32_t(align_up(per_group * pitch, 16) * sizeof(shaders::float2));
     d.bindings = {{0, in.buffer, in.offset_bytes},
