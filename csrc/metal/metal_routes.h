@@ -48,7 +48,7 @@ std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n);
 
 // The Bluestein convolution length for n: the cheapest m >= 2n - 1 with no
 // prime factor above 7 that one group or a four-step split takes. Lengths 2^k
-// run the radix-2/4/8 kernel, which holds half the registers, so another m
+// run the radix-2^k kernel, which holds half the registers, so another m
 // must be at least a fifth shorter to be taken.
 std::optional<std::uint64_t> bluestein_length(std::uint64_t n);
 
