@@ -34,6 +34,8 @@ def available() -> bool:
 @contextlib.contextmanager
 def limits(configuration: str):
     """The environment an app of `configuration` is made in."""
+    if configuration not in CONFIGURATIONS:
+        raise ValueError(f"VkFFT configurations are {CONFIGURATIONS}, not {configuration!r}")
     wanted = APPLE_LIMITS if configuration == "apple" else {}
     saved = {name: os.environ.pop(name, None) for name in APPLE_LIMITS}
     os.environ.update(wanted)
