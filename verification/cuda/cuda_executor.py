@@ -18,17 +18,19 @@ pipeline (`fixed_shapes=False`: the build without, which the emulator runs).
 
 from __future__ import annotations
 
+import pathlib
 import tempfile
 
 import numpy as np
 
 from plan_runner import C2C, MetalPlanRunner  # verification/metal, on sys.path
-from cuda_source import (ENTRY_PREFIX, FFT_KERNELS, PARAMS_IN_MEMORY_SUFFIX, PARAMS_PROBE,
+from cuda_source import (ENTRY_PREFIX, FFT_KERNELS, PARAMS_IN_MEMORY_SUFFIX, PARAMS_PROBE, SHADERS,
                          compile_fixed_kernels, compile_options, register_cap, translation_unit)
 
 import cupy  # noqa: E402 -- optional: only the verifier needs it
 
 BUFFER_ARGUMENTS = 6  # buffers 0-5 of the one kernel signature; FftParams is 7th
+SHADERS_LIBRARY = SHADERS / "fft_library.metal"
 
 
 def cuda_available() -> bool:
@@ -51,9 +53,11 @@ class CudaPlanRunner(MetalPlanRunner):
 
     def __init__(self, kernels: tuple[str, ...] = FFT_KERNELS, source: str | None = None,
                  extra_options: tuple[str, ...] = (), fixed_shapes: bool = True,
-                 build_in_pool: bool = True):
+                 build_in_pool: bool = True, metal_file: pathlib.Path = SHADERS_LIBRARY):
         # One module per register cap (cuda_source.MAX_REGISTERS); `source`, if
-        # given, defines every kernel and is compiled once per cap.
+        # given, defines every kernel and is compiled once per cap. `metal_file`:
+        # the kernel library to build from, another tree's to compare its kernels
+        # with these on the same plans (the plans come from the installed package).
         by_cap: dict[int | None, list[str]] = {}
         for kernel in kernels:
             by_cap.setdefault(register_cap(kernel), []).append(kernel)
@@ -61,7 +65,7 @@ class CudaPlanRunner(MetalPlanRunner):
         self.functions, self.functions_params_in_memory = {}, {}
         for cap, group in by_cap.items():
             options = (*compile_options(max_registers=cap), *extra_options)
-            module = cupy.RawModule(code=source or translation_unit(kernels=tuple(group)),
+            module = cupy.RawModule(code=source or translation_unit(metal_file, tuple(group)),
                                     options=options)
             for k in group:
                 self.functions[k] = module.get_function(ENTRY_PREFIX + k)
@@ -75,6 +79,7 @@ class CudaPlanRunner(MetalPlanRunner):
         self.params_by_value = self._by_value_works()
         self.fixed_shapes = fixed_shapes
         self.build_in_pool = build_in_pool
+        self.metal_file = metal_file
         self.arch = "sm_" + cupy.cuda.Device().compute_capability
         # (kernel, pipeline constants) -> (by-value entry, params-in-memory entry)
         self._fixed: dict[tuple, tuple] = {}
@@ -97,7 +102,8 @@ class CudaPlanRunner(MetalPlanRunner):
         wanted = sorted({self._fixed_build(d) for d in dispatches} - {None} - set(self._fixed))
         if not wanted:
             return
-        binaries = compile_fixed_kernels(wanted, self.arch, self.extra_options, self.build_in_pool)
+        binaries = compile_fixed_kernels(wanted, self.arch, self.extra_options, self.build_in_pool,
+                                         self.metal_file)
         for (kernel, constants), binary in zip(wanted, binaries):
             with tempfile.NamedTemporaryFile(suffix=".cubin") as file:
                 file.write(binary)

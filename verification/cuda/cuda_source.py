@@ -183,28 +183,30 @@ def register_usage(kernels: tuple[str, ...] = FFT_KERNELS, arch: str = "sm_90",
 
 
 def compile_fixed_kernel(kernel: str, pipeline_constants: tuple[int, ...], arch: str,
-                         extra_options: tuple[str, ...] = ()) -> bytes:
+                         extra_options: tuple[str, ...] = (),
+                         metal_file: pathlib.Path = SHADERS / "fft_library.metal") -> bytes:
     """CUBIN of `kernel` (both entry points) for GPU architecture `arch`
-    (sm_90), built with a dispatch's pipeline constants and the kernel's
-    register cap. A function of its arguments only, so that a process pool
-    can build many at once."""
+    (sm_90), built from `metal_file` with a dispatch's pipeline constants and
+    the kernel's register cap. A function of its arguments only, so that a
+    process pool can build many at once."""
     options = [*compile_options(arch, register_cap(kernel), pipeline_constants), *extra_options]
-    return compile_with_log(translation_unit(kernels=(kernel,)), options, cubin=True)[0]
+    return compile_with_log(translation_unit(metal_file, (kernel,)), options, cubin=True)[0]
 
 
 def compile_fixed_kernels(builds: list[tuple[str, tuple[int, ...]]], arch: str,
-                          extra_options: tuple[str, ...] = (), pool: bool = True) -> list[bytes]:
+                          extra_options: tuple[str, ...] = (), pool: bool = True,
+                          metal_file: pathlib.Path = SHADERS / "fft_library.metal") -> list[bytes]:
     """compile_fixed_kernel of each (kernel, pipeline constants), in a pool
     of processes unless `pool` is false (under compute-sanitizer, which
     instruments every process started). spawn, not fork: a forked child would
     inherit the caller's CUDA context and Python objects."""
+    arguments = [(kernel, constants, arch, extra_options, metal_file)
+                 for kernel, constants in builds]
     if not pool or len(builds) == 1:
-        return [compile_fixed_kernel(kernel, constants, arch, extra_options)
-                for kernel, constants in builds]
+        return [compile_fixed_kernel(*a) for a in arguments]
     with concurrent.futures.ProcessPoolExecutor(
             mp_context=multiprocessing.get_context("spawn")) as pool:
-        return list(pool.map(compile_fixed_kernel, *zip(*(
-            (kernel, constants, arch, extra_options) for kernel, constants in builds))))
+        return list(pool.map(compile_fixed_kernel, *zip(*arguments)))
 
 
 def compile_with_log(source: str, options: list[str], nvrtc_path: str | None = None,

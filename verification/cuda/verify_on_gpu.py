@@ -7,6 +7,7 @@ sanitizer runs, and throughput against VkFFT and cuFFT. A verifier, not a backen
     python verification/cuda/verify_on_gpu.py throughput [--out DIR] [--gib 1]
         [--nvrtc-option=-maxrregcount=64 ...] [--only c2c] [--lengths 1024 4096]
         [--run-kernel-as fft_stockham_smooth7=fft_stockham ...] [--generic]
+        [--variant-shaders OTHER/shaders]   # another kernel tree, same plans, same buffers
     python verification/cuda/verify_on_gpu.py instructions [--lengths 1024 4096]  # needs ncu
 
 `throughput` and `instructions` time or count VkFFT beside us where pyvkfft
@@ -288,17 +289,21 @@ def geometric_mean(values) -> float:
 
 
 def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
-                   lengths: set[int] | None = None) -> list[dict]:
+                   lengths: set[int] | None = None,
+                   variant: CudaPlanRunner | None = None) -> list[dict]:
     """Each row on the same input and output buffers: ours, VkFFT (held to
     Apple's limits and as released, where pyvkfft is importable), cuFFT, and
-    a device-to-device copy of the input into the output's bytes."""
+    a device-to-device copy of the input into the output's bytes. With
+    `variant` (a runner built from another kernel tree), its kernels on the
+    same plans too, first checked against ours within the accuracy bound."""
     vkfft = vkfft_reference.available()
-    columns = ["ours", *(f"vkfft_{c}" for c in vkfft_reference.CONFIGURATIONS if vkfft), "cufft",
-               "copy"]
+    columns = ["ours", *(["variant"] if variant else []),
+               *(f"vkfft_{c}" for c in vkfft_reference.CONFIGURATIONS if vkfft), "cufft", "copy"]
     print(f"{'row':14s} {'size':>16s} " + " ".join(f"{c + ' ms':>12s}" for c in columns)
           + f" {'ours ms/GiB':>11s} {'VkFFT-apple/ours':>16s} {'cuFFT/ours':>10s}", flush=True)
     planned = list(planned_rows(runner, gib, only, lengths))
-    runner.prepare([plan for *_, steps in planned for plan, _, _ in steps])
+    for executor in (runner, variant) if variant else (runner,):
+        executor.prepare([plan for *_, steps in planned for plan, _, _ in steps])
     rows = []
     for label, size, name, in_shape, out_shape, steps in planned:
         x = cupy.random.standard_normal(in_shape, np.float32)
@@ -308,18 +313,32 @@ def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
         y = cupy.empty(out_shape, np.float32 if name == "c2r" else np.complex64)
         # each step from the last one's output; intermediate results in their own buffers
         buffers = [x] + [cupy.empty(o, np.complex64) for _, _, o in steps[:-1]] + [y]
-        launches, held = [], []
-        for (plan, _, _), source, destination in zip(steps, buffers, buffers[1:]):
-            step_launches, step_held = runner.launches(plan, source, destination)
-            launches += step_launches
-            held.append(step_held)
+        held = []
 
-        def ours():
-            for function, grid, block, arguments, shared in launches:
-                function(grid, block, arguments, shared_mem=shared)
+        def resolved(executor):
+            launches = []
+            for (plan, _, _), source, destination in zip(steps, buffers, buffers[1:]):
+                step_launches, step_held = executor.launches(plan, source, destination)
+                launches += step_launches
+                held.append(step_held)
+
+            def run():
+                for function, grid, block, arguments, shared in launches:
+                    function(grid, block, arguments, shared_mem=shared)
+            return run
+
+        ours = resolved(runner)
+        timed = {"ours": ours}
+        if variant:
+            timed["variant"] = resolved(variant)
+            ours()
+            expected = y.copy()
+            timed["variant"]()
+            error = relative_l2_error(cupy.asnumpy(y), cupy.asnumpy(expected))
+            if not error <= error_bound(np.float32, max(x.shape)):
+                print(f"{label} {size}: the variant's result differs from ours by {error:.2e}")
 
         axes = tuple(range(1, x.ndim)) if len(steps) == 1 else tuple(range(x.ndim))
-        timed = {"ours": ours}
         for configuration in vkfft_reference.CONFIGURATIONS if vkfft else ():
             timed[f"vkfft_{configuration}"] = vkfft_reference.transform(configuration, name, x, y,
                                                                         axes=axes)
@@ -337,12 +356,14 @@ def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
         row["cufft_ratio"] = row["cufft_ms"] / row["ours_ms"]
         if vkfft:
             row["vkfft_apple_ratio"] = row["vkfft_apple_ms"] / row["ours_ms"]
+        if variant:
+            row["variant_ratio"] = row["variant_ms"] / row["ours_ms"]
         rows.append(row)
         print(f"{label:14s} {size:>16s} "
               + " ".join(f"{row[c + '_ms']:12.3f}" for c in columns)
               + f" {row['ours_ms_per_gib']:11.3f} {row.get('vkfft_apple_ratio', math.nan):16.2f}"
               f" {row['cufft_ratio']:10.2f}", flush=True)
-        del x, y, buffers, launches, held, timed
+        del x, y, buffers, held, timed
         cupy.get_default_memory_pool().free_all_blocks()
     for label in GROUPS:
         group = [r for r in rows if r["row"] == label]
@@ -357,6 +378,10 @@ def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
         ratios = [r["vkfft_apple_ratio"] for r in rows]
         print(f"all rows: VkFFT (Apple limits) time / ours, geometric mean "
               f"{geometric_mean(ratios):.2f}, worst {min(ratios):.2f}")
+    if variant and rows:
+        ratios = [r["variant_ratio"] for r in rows]
+        print(f"all rows: variant time / ours, geometric mean {geometric_mean(ratios):.3f}, "
+              f"from {min(ratios):.3f} to {max(ratios):.3f}")
     return rows
 
 
@@ -436,6 +461,9 @@ def main() -> int:
     parser.add_argument("--lengths", type=int, nargs="+", help="throughput rows of these n only")
     parser.add_argument("--nvrtc-option", action="append", default=[],
                         help="an extra NVRTC option for the kernels (repeatable)")
+    parser.add_argument("--variant-shaders", type=pathlib.Path, metavar="DIR",
+                        help="throughput: also time the kernels of another shaders/ tree on "
+                             "the same plans and buffers (its FftParams and constants must match)")
     parser.add_argument("--generic", action="store_true",
                         help="throughput and sanitize: kernels built without pipeline constants")
     parser.add_argument("--run-kernel-as", action="append", default=[], metavar="KERNEL=OTHER",
@@ -475,8 +503,13 @@ def main() -> int:
     elif arguments.what == "sanitize":
         run_sanitize(runner)
     else:
+        variant = None
+        if arguments.variant_shaders:
+            variant = CudaPlanRunner(extra_options=options, fixed_shapes=not generic,
+                                     metal_file=arguments.variant_shaders / "fft_library.metal")
+            variant.substitutes = runner.substitutes
         result["throughput"] = run_throughput(runner, arguments.gib, arguments.only,
-                                              set(arguments.lengths or ()))
+                                              set(arguments.lengths or ()), variant)
     result["seconds"] = time.perf_counter() - started
     print(f"{device}: {result['seconds']:.0f} s")
     if arguments.out:
