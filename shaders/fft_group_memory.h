@@ -27,5 +27,3 @@ inline uint transform_pitch(constant FftParams& p) {
   const bool run = in_walk == FFT_WALK_RUN || out_walk == FFT_WALK_RUN;
   return !kSwizzle && across && !run ? FFT_TRANSFORM_PITCH(dispatch_n(p)) : dispatch_n(p);
 }
-
-
