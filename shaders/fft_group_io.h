@@ -52,7 +52,7 @@ inline StageThread walk_thread(constant FftParams& p, uint walk, uint tid) {
     at.local = tid / dispatch_threads_per_transform(p);
     at.rank = tid % dispatch_threads_per_transform(p);
   }
-  at.offset = at.local * transform_pitch<kSwizzle>(p);
+  at.offset = at.local * dispatch_transform_pitch<kSwizzle>(p);
   return at;
 }
 
@@ -109,13 +109,6 @@ inline float2 four_step_twiddle(constant FftParams& p, device const float2* coar
   uint fine_mask = (1u << p.twiddle_shift) - 1u;
   return directed(complex_mul(coarse[e >> p.twiddle_shift], fine[e & fine_mask]),
                   dispatch_inverse(p));
-}
-
-inline float2 read_kind(device const float* buffer, uint kind, uint base, uint g, uint stride) {
-  if (kind == FFT_SIDE_COMPLEX) return load_pair(buffer, 2u * (base + g * stride));
-  if (kind == FFT_SIDE_REAL) return float2(buffer[base + g * stride], 0.0f);
-  uint at = base + 2u * g * stride;
-  return float2(buffer[at], buffer[at + stride]);
 }
 
 // Element i of a transform as loaded: zero where the transform is absent or
@@ -223,18 +216,7 @@ inline void store_value(constant FftParams& p, StockhamBuffers io, TransformSide
   } else if (dispatch_post_mode(p) == FFT_FUSED_FOUR_STEP_TWIDDLE) {
     v = complex_mul(v, four_step_twiddle(p, io.post, io.extra, i, t.residue));
   }
-  v = v * p.scale;
-  uint kind = dispatch_out_kind(p);
-  uint stride = p.out.elem_stride;
-  if (kind == FFT_SIDE_COMPLEX) {
-    store_pair(io.out, 2u * (t.base + g * stride), v);
-  } else if (kind == FFT_SIDE_REAL) {
-    io.out[t.base + g * stride] = v.x;
-  } else {
-    uint at = t.base + 2u * g * stride;
-    io.out[at] = v.x;
-    io.out[at + stride] = v.y;
-  }
+  write_kind(io.out, dispatch_out_kind(p), t.base, g, p.out.elem_stride, v * p.scale);
 }
 
 // Stores a thread's outputs of the last stage (radix R) from its registers,

@@ -15,15 +15,8 @@ inline uint slot(uint f) {
   return kSwizzle ? f ^ (((f >> 4u) ^ (f >> 8u)) & 15u) : f;
 }
 
-// Elements between the starts of consecutive transforms of a group: n, or
-// FFT_TRANSFORM_PITCH(n) where a side walks across them without the swizzle
-// and neither walks as one run (whose elements would then each need a
-// division by n to find their place).
+// The dispatch's transform_pitch (fft_params.h).
 template <bool kSwizzle>
-inline uint transform_pitch(constant FftParams& p) {
-  const uint in_walk = dispatch_in_walk(p);
-  const uint out_walk = dispatch_out_walk(p);
-  const bool across = in_walk == FFT_WALK_ACROSS || out_walk == FFT_WALK_ACROSS;
-  const bool run = in_walk == FFT_WALK_RUN || out_walk == FFT_WALK_RUN;
-  return !kSwizzle && across && !run ? FFT_TRANSFORM_PITCH(dispatch_n(p)) : dispatch_n(p);
+inline uint dispatch_transform_pitch(constant FftParams& p) {
+  return transform_pitch(dispatch_n(p), kSwizzle, dispatch_in_walk(p), dispatch_out_walk(p));
 }

@@ -36,33 +36,32 @@ inline uint side_base(constant FftSide& s, uint batch) {
   return (batch / s.inner_count) * s.outer_stride + (batch % s.inner_count) * s.inner_stride;
 }
 
-// Element g of the batch whose side_base is `base`; the caller has checked g < s.valid.
-inline float2 read_element_at(constant FftSide& s, device const float* buffer, uint base, uint g) {
-  if (s.kind == FFT_SIDE_COMPLEX) return load_pair(buffer, 2u * (base + g * s.elem_stride));
-  if (s.kind == FFT_SIDE_REAL) {
-    return float2(buffer[base + g * s.elem_stride], 0.0f);
-  }
-  uint at = base + 2u * g * s.elem_stride;
-  return float2(buffer[at], buffer[at + s.elem_stride]);
+// Element g, stored as `kind` (FFT_SIDE_*) with `stride` between elements, of
+// the batch whose side_base is `base`; the caller has checked g < valid. The
+// Stockham kernels pass the kind their pipeline fixes.
+inline float2 read_kind(device const float* buffer, uint kind, uint base, uint g, uint stride) {
+  if (kind == FFT_SIDE_COMPLEX) return load_pair(buffer, 2u * (base + g * stride));
+  if (kind == FFT_SIDE_REAL) return float2(buffer[base + g * stride], 0.0f);
+  uint at = base + 2u * g * stride;
+  return float2(buffer[at], buffer[at + stride]);
 }
 
-inline void write_element_at(constant FftSide& s, device float* buffer, uint base, uint g,
-                             float2 v) {
-  if (s.kind == FFT_SIDE_COMPLEX) {
-    store_pair(buffer, 2u * (base + g * s.elem_stride), v);
-  } else if (s.kind == FFT_SIDE_REAL) {
-    buffer[base + g * s.elem_stride] = v.x;
+inline void write_kind(device float* buffer, uint kind, uint base, uint g, uint stride, float2 v) {
+  if (kind == FFT_SIDE_COMPLEX) {
+    store_pair(buffer, 2u * (base + g * stride), v);
+  } else if (kind == FFT_SIDE_REAL) {
+    buffer[base + g * stride] = v.x;
   } else {
-    uint at = base + 2u * g * s.elem_stride;
+    uint at = base + 2u * g * stride;
     buffer[at] = v.x;
-    buffer[at + s.elem_stride] = v.y;
+    buffer[at + stride] = v.y;
   }
 }
 
 inline float2 read_element(constant FftSide& s, device const float* buffer, uint batch, uint g) {
-  return read_element_at(s, buffer, side_base(s, batch), g);
+  return read_kind(buffer, s.kind, side_base(s, batch), g, s.elem_stride);
 }
 
 inline void write_element(constant FftSide& s, device float* buffer, uint batch, uint g, float2 v) {
-  write_element_at(s, buffer, side_base(s, batch), g, v);
+  write_kind(buffer, s.kind, side_base(s, batch), g, s.elem_stride, v);
 }

@@ -30,13 +30,6 @@ using uint = std::uint32_t;
 #define FFT_MAX_THREAD_VALUES 16
 // Elements of threadgroup memory: 32 KiB of float2.
 #define FFT_THREADGROUP_ELEMENTS 4096
-// Elements between the starts of consecutive transforms of length n in a
-// group's threadgroup memory, where a side walks across them
-// (FFT_WALK_ACROSS) and none as one run, in a kernel other than the
-// radix-2^k one (transform_pitch in fft_group_memory.h): an odd number,
-// so that neighbouring threads on neighbouring transforms reach different
-// banks (the radix-2^k kernel's swizzle does that for it).
-#define FFT_TRANSFORM_PITCH(n) ((n) | 1u)
 
 // Pipeline constants: the values of a Stockham dispatch that its pipeline
 // fixes when it is built (fft_pipeline_constants.h), by index. Stage counts
@@ -80,6 +73,19 @@ using uint = std::uint32_t;
 #define FFT_WALK_ALONG 0u    // a transform's threads take its consecutive elements
 #define FFT_WALK_ACROSS 1u   // neighbouring threads take neighbouring transforms' same element
 #define FFT_WALK_RUN 2u      // the group's transforms are one run of contiguous pairs of floats
+
+// Elements between the starts of consecutive transforms of length n in a
+// group's threadgroup memory, for the planner (which sizes the memory) and
+// the kernels alike. An odd number where a side walks across transforms and
+// none as one run, in a kernel without the swizzle (the radix-2^k one's
+// swizzle spreads neighbouring transforms itself): neighbouring threads on
+// neighbouring transforms then reach different banks. A run's elements would
+// each need a division by n to find their place, so runs keep n.
+inline uint transform_pitch(uint n, bool swizzled, uint in_walk, uint out_walk) {
+  const bool across = in_walk == FFT_WALK_ACROSS || out_walk == FFT_WALK_ACROSS;
+  const bool run = in_walk == FFT_WALK_RUN || out_walk == FFT_WALK_RUN;
+  return !swizzled && across && !run ? (n | 1u) : n;
+}
 
 // Where the elements of one side live. Transform t of a dispatch belongs to
 // batch b = t / per_batch and has residue r = t % per_batch; its local

@@ -416,10 +416,11 @@ class Planner {
         metal_routes::stockham_shape(n, strided ? kMaxGroupThreads / kAcrossTransforms : kMaxGroupThreads);
     const std::vector<std::uint32_t>& radices = shape.radices;
     const std::uint32_t threads_each = shape.threads;
-    const bool power_of_two = stockham_kernel(radices) == std::string("fft_stockham_pow2");
-    // Room for the pitch a walk across transforms takes (transform_pitch in
-    // shaders/fft_group_memory.h).
-    const std::uint32_t widest_pitch = power_of_two || !strided ? n : FFT_TRANSFORM_PITCH(n);
+    const char* kernel = stockham_kernel(radices);
+    const bool swizzled = kernel == std::string("fft_stockham_pow2");
+    // Room for the pitch of a walk across transforms (shaders::transform_pitch).
+    const std::uint32_t widest_pitch = shaders::transform_pitch(
+        n, swizzled, strided ? FFT_WALK_ACROSS : FFT_WALK_ALONG, FFT_WALK_ALONG);
     std::uint64_t most = std::min<std::uint64_t>(kThreadgroupElements / widest_pitch,
                                                  kMaxGroupThreads / threads_each);
     most = std::max<std::uint64_t>(1, std::min(most, transforms));
@@ -428,10 +429,9 @@ class Planner {
     // still cover whole coalesced pieces of it.
     const bool coalesced = threads_each * sizeof(shaders::float2) >= kCoalescedBytes;
     const bool load_in_registers =
-        coalesced && !radices.empty() && (n / radices.front()) % threads_each == 0;
-    const bool store_in_registers = coalesced && !radices.empty() &&
-                                    post.mode != FFT_FUSED_R2C_UNPACK &&
-                                    (n / radices.back()) % threads_each == 0;
+        coalesced && shape.first_stage_divides() && pre.mode != FFT_FUSED_C2R_PACK;
+    const bool store_in_registers =
+        coalesced && shape.last_stage_divides() && post.mode != FFT_FUSED_R2C_UNPACK;
     auto in_walk = [&](std::uint64_t group) {
       return choose_walk(in.side, n, group, per_batch, pre.mode != FFT_FUSED_NONE, load_in_registers);
     };
@@ -477,12 +477,10 @@ class Planner {
 
     const std::uint64_t twiddles = stage_twiddles(n);
     MetalDispatch d;
-    d.kernel = stockham_kernel(radices);
+    d.kernel = kernel;
     d.threadgroups = {checked_u32(ceil_div(transforms, per_group), "the grid"), 1, 1};
     d.threads = {p.group_threads, 1, 1};
-    const bool across = p.in.walk == FFT_WALK_ACROSS || p.out.walk == FFT_WALK_ACROSS;
-    const bool run = p.in.walk == FFT_WALK_RUN || p.out.walk == FFT_WALK_RUN;
-    const std::uint32_t pitch = !power_of_two && across && !run ? FFT_TRANSFORM_PITCH(n) : n;
+    const std::uint32_t pitch = shaders::transform_pitch(n, swizzled, p.in.walk, p.out.walk);
     // Whole blocks of 16 elements: the swizzle permutes within each block.
     d.threadgroup_memory_bytes = std::uint32_t(align_up(per_group * pitch, 16) * sizeof(shaders::float2));
     d.bindings = {{0, in.buffer, in.offset_bytes},

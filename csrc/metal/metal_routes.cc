@@ -90,14 +90,15 @@ std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint
   const std::uint32_t most = std::max<std::uint32_t>(fewest, std::min<std::uint32_t>(n, most_threads));
   const std::uint32_t first = n / radices.front();
   const std::uint32_t last = n / radices.back();
-  for (bool both : {true, false}) {
-    for (std::uint32_t t = fewest; t <= most; ++t) {
-      if (first % t == 0 && (!both || last % t == 0)) return t;
-    }
-  }
+  std::uint32_t first_only = 0, last_only = 0;
   for (std::uint32_t t = fewest; t <= most; ++t) {
-    if (last % t == 0) return t;
+    const bool divides_first = first % t == 0, divides_last = last % t == 0;
+    if (divides_first && divides_last) return t;
+    if (divides_first && first_only == 0) first_only = t;
+    if (divides_last && last_only == 0) last_only = t;
   }
+  if (first_only != 0) return first_only;
+  if (last_only != 0) return last_only;
   // Without a direct end, the threads that give no stage more than
   // FFT_MAX_THREAD_VALUES / R butterflies of radix R (fewer registers), where
   // that many fit a group.
@@ -109,19 +110,22 @@ std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint
   return std::min(threads, most);
 }
 
-bool stage_end_in_registers(std::uint32_t n, const std::vector<std::uint32_t>& radices,
-                            std::uint32_t threads) {
-  return !radices.empty() &&
-         ((n / radices.front()) % threads == 0 || (n / radices.back()) % threads == 0);
+}  // namespace
+
+bool StockhamShape::first_stage_divides() const {
+  return !radices.empty() && (n / radices.front()) % threads == 0;
 }
 
-}  // namespace
+bool StockhamShape::last_stage_divides() const {
+  return !radices.empty() && (n / radices.back()) % threads == 0;
+}
 
 StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads) {
   StockhamShape shape;
+  shape.n = n;
   shape.radices = *stockham_radices(n);
   shape.threads = threads_per_transform(n, shape.radices, most_threads);
-  if (!stage_end_in_registers(n, shape.radices, shape.threads) &&
+  if (!shape.first_stage_divides() && !shape.last_stage_divides() &&
       std::count(shape.radices.begin(), shape.radices.end(), 9u) > 0) {
     shape.radices = *stockham_radices(n, false);
     shape.threads = threads_per_transform(n, shape.radices, most_threads);

@@ -74,8 +74,16 @@ inline constexpr std::uint32_t kMaxTransformThreads = 256;
 // (729 in a strided pass: radix 9 on 64 threads ran 1.2 times slower on
 // the H200).
 struct StockhamShape {
+  std::uint32_t n = 1;
   std::vector<std::uint32_t> radices;
   std::uint32_t threads = 1;
+
+  // Whether the threads divide the first (last) stage's butterflies, so that
+  // the stage's inputs (outputs) are exactly the elements each thread loads
+  // (stores) along the transform (loads_into_first_stage and
+  // stores_from_last_stage in shaders/fft_group_io.h add the walk and mode).
+  bool first_stage_divides() const;
+  bool last_stage_divides() const;
 };
 StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads = kMaxTransformThreads);
 
