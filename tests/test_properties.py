@@ -174,9 +174,15 @@ def test_irfftn_of_rfftn(shape, seed, norm, data):
     _close(back, x, np.float32, math.prod(s))
 
 
+# Values at the bottom of float32's normal range give spectra below it, which
+# the CPU transform flushes to zero, as jnp.fft does (docs/accuracy.md); the
+# bound holds above.
+NORMAL_FLOAT32 = st.floats(-1e3, 1e3, width=32).filter(lambda v: v == 0 or abs(v) >= 1e-30)
+
+
 @SETTINGS
 @given(x=hnp.arrays(np.float32, st.tuples(st.integers(1, 4), st.integers(1, 24)),
-                    elements=st.floats(-1e3, 1e3, width=32)))
+                    elements=NORMAL_FLOAT32))
 def test_round_trip_on_structured_data(x):
     """Hypothesis' own arrays: zeros, repeats and extreme but finite values."""
     n = x.shape[-1]
