@@ -66,8 +66,14 @@ struct TransformSide {
 
 inline TransformSide transform_side(constant FftSide& s, constant FftParams& p, uint transform) {
   TransformSide t;
-  t.base = side_base(s, transform / p.per_batch);
-  t.residue = transform % p.per_batch;
+  if (p.batch_interleave == 1u) {
+    t.base = side_base(s, transform / p.per_batch);
+    t.residue = transform % p.per_batch;
+  } else {
+    uint set = transform / p.batch_interleave;  // its interleaved batch entries' transforms
+    t.base = side_base(s, set / p.per_batch * p.batch_interleave + transform % p.batch_interleave);
+    t.residue = set % p.per_batch;
+  }
   t.first = t.residue * s.r_mul;
   return t;
 }

@@ -88,7 +88,9 @@ inline uint transform_pitch(uint n, bool swizzled, uint in_walk, uint out_walk) 
 }
 
 // Where the elements of one side live. Transform t of a dispatch belongs to
-// batch b = t / per_batch and has residue r = t % per_batch; its local
+// batch b = t / per_batch and has residue r = t % per_batch (with
+// batch_interleave c > 1: b = (t / c) / per_batch * c + t % c and
+// r = (t / c) % per_batch); its local
 // element i has global index g = i * g_mul + r * r_mul, stored at
 //   base(b) + g * elem_stride,
 //   base(b) = (b / inner_count) * outer_stride + (b % inner_count) * inner_stride,
@@ -117,6 +119,11 @@ struct FftParams {
   uint inverse;  // 1: exponent sign +, conjugated twiddles
   uint transforms;  // transforms (or items, for real kernels) in the dispatch
   uint per_batch;
+  // Batch entries whose transforms of one residue are neighbours in the
+  // dispatch (FftSide): the contiguous columns of a strided axis, so that a
+  // walk across neighbouring transforms stays contiguous when a batch entry
+  // has several transforms. 1: a batch entry's transforms are neighbours.
+  uint batch_interleave;
   uint per_group;  // transforms per threadgroup
   uint threads_per_transform;
   uint group_threads;  // threads per threadgroup

@@ -110,15 +110,6 @@ struct Endpoint {
   FftSide side{};
 };
 
-// `count` complex values per batch entry, packed one batch entry after another.
-Endpoint packed_scratch(std::uint64_t offset_bytes, std::uint32_t count) {
-  Endpoint e;
-  e.buffer = MetalBufferSlot::scratch;
-  e.offset_bytes = offset_bytes;
-  e.side = FftSide{FFT_SIDE_COMPLEX, count, 1, 0, 1, 1, 0, count, FFT_WALK_ALONG};
-  return e;
-}
-
 // The operation fused into a load or store (FFT_FUSED_*) and the tables it reads.
 struct FusedOperation {
   std::uint32_t mode = FFT_FUSED_NONE;
@@ -161,7 +152,7 @@ class Planner {
                         user(MetalBufferSlot::destination, FFT_SIDE_COMPLEX, half + 1), {},
                         real_pack(FFT_FUSED_R2C_UNPACK, n), request_.scale);
         } else if (even) {
-          Endpoint z = packed_scratch(add_scratch(batch_ * half * 8), half);
+          Endpoint z = scratch_at(add_scratch(batch_ * half * 8), half);
           complex_transform(half, false, user(MetalBufferSlot::source, FFT_SIDE_REAL_PAIRS, half), z,
                             {}, {}, 1.0);
           elementwise("fft_r2c_unpack", half + 1, z,
@@ -183,13 +174,13 @@ class Planner {
                         user(MetalBufferSlot::destination, FFT_SIDE_REAL_PAIRS, half),
                         real_pack(FFT_FUSED_C2R_PACK, n), {}, request_.scale);
         } else if (even) {
-          Endpoint z = packed_scratch(add_scratch(batch_ * half * 8), half);
+          Endpoint z = scratch_at(add_scratch(batch_ * half * 8), half);
           elementwise("fft_c2r_pack", half, user(MetalBufferSlot::source, FFT_SIDE_COMPLEX, half + 1), z,
                       real_pack_roots(n), 1.0);
           complex_transform(half, true, z, user(MetalBufferSlot::destination, FFT_SIDE_REAL_PAIRS, half),
                             {}, {}, request_.scale);
         } else {
-          Endpoint full = packed_scratch(add_scratch(batch_ * n * 8), n);
+          Endpoint full = scratch_at(add_scratch(batch_ * n * 8), n);
           elementwise("fft_c2r_expand", n, user(MetalBufferSlot::source, FFT_SIDE_COMPLEX, half + 1),
                       full, 0, 1.0);
           complex_transform(n, true, full, user(MetalBufferSlot::destination, FFT_SIDE_REAL, n), {}, {},
@@ -216,6 +207,14 @@ class Planner {
       fail("unknown transform kind");
     }
     batch_ = static_cast<std::uint64_t>(r.outer_count) * static_cast<std::uint64_t>(r.inner_count);
+    // Along a non-last axis the inner batch entries are the contiguous
+    // columns beside each element: passes that split the axis keep them
+    // neighbours (FftParams::batch_interleave), except three-pass routes,
+    // whose middle pass reorders its batch entries.
+    const bool columns = r.inner_count > 1 && r.in.inner_stride == 1 && r.out.inner_stride == 1 &&
+                         r.in.elem_stride >= r.inner_count && r.out.elem_stride >= r.inner_count;
+    const bool real_half = r.kind != TransformKind::kC2C && r.n % 2 == 0;
+    if (columns && !takes_three_passes(real_half ? r.n / 2 : r.n)) interleave_ = r.inner_count;
   }
 
   // Bytes spanned by `count` elements per batch entry of `element_bytes` each.
@@ -261,6 +260,18 @@ class Planner {
     return offset;
   }
 
+  // `count` complex values per batch entry: one batch entry after another, or
+  // interleaved as the request's columns are (interleave_).
+  Endpoint scratch_at(std::uint64_t offset_bytes, std::uint32_t count) const {
+    Endpoint e;
+    e.buffer = MetalBufferSlot::scratch;
+    e.offset_bytes = offset_bytes;
+    const auto c = std::uint32_t(interleave_);
+    e.side = c == 1 ? FftSide{FFT_SIDE_COMPLEX, count, 1, 0, 1, 1, 0, count, FFT_WALK_ALONG}
+                    : FftSide{FFT_SIDE_COMPLEX, count, 1, 0, c, c, 1, count * c, FFT_WALK_ALONG};
+    return e;
+  }
+
   std::uint64_t add_scratch(std::uint64_t bytes) {
     std::uint64_t offset = align_up(plan_->scratch_bytes, kAlignment);
     plan_->scratch_bytes = offset + bytes;
@@ -268,9 +279,17 @@ class Planner {
     return offset;
   }
 
+  // Whether complex_transform takes length n in three passes.
+  static bool takes_three_passes(std::uint64_t n) {
+    return !fits_one_group(n) && !four_step_split(n, kCoalescedLength) && three_pass_split(n);
+  }
+
   void complex_transform(std::uint64_t n, bool inverse, Endpoint in, Endpoint out, FusedOperation pre,
                          FusedOperation post, double scale) {
-    if (fits_one_group(n)) {
+    // A group holds fewer than kAcrossTransforms strided columns of a length
+    // above kCoalescedLength: four-step passes walk across whole pieces.
+    const bool split_columns = interleave_ >= kAcrossTransforms && n > kCoalescedLength;
+    if (fits_one_group(n) && !split_columns) {
       stockham_pass(std::uint32_t(n), inverse, batch_, 1, in, out, pre, post, scale);
     } else if (auto split = four_step_split(n, kCoalescedLength)) {
       four_step(split->first, split->second, inverse, in, out, pre, post, scale);
@@ -330,13 +349,12 @@ class Planner {
   void four_step(std::uint32_t n1, std::uint32_t n2, bool inverse, Endpoint in, Endpoint out,
                  FusedOperation pre, FusedOperation post, double scale) {
     const std::uint64_t n = std::uint64_t(n1) * n2;
-    const std::uint64_t scratch = add_scratch(batch_ * n * 8);
-    stockham_pass(n1, inverse, batch_ * n2, n2, columns(in, n2),
-                  columns(packed_scratch(scratch, std::uint32_t(n)), n2), pre,
+    const Endpoint middle = scratch_at(add_scratch(batch_ * n * 8), std::uint32_t(n));
+    stockham_pass(n1, inverse, batch_ * n2, n2, columns(in, n2), columns(middle, n2), pre,
                   four_step_twiddle(n), 1.0);
 
     // X[k1 + n1 k2] is element k2 of the transform k1 of stride n1.
-    stockham_pass(n2, inverse, batch_ * n1, n1, rows(packed_scratch(scratch, std::uint32_t(n)), n2),
+    stockham_pass(n2, inverse, batch_ * n1, n1, rows(middle, n2),
                   columns(out, n1), {}, post, scale);
   }
 
@@ -355,16 +373,16 @@ class Planner {
     const std::uint32_t n = n1 * m;
     const std::uint64_t first = add_scratch(batch_ * n * 8);
     const std::uint64_t second = add_scratch(batch_ * n * 8);
-    stockham_pass(n1, inverse, batch_ * m, m, columns(in, m), columns(packed_scratch(first, n), m),
+    stockham_pass(n1, inverse, batch_ * m, m, columns(in, m), columns(scratch_at(first, n), m),
                   pre, four_step_twiddle(n), 1.0);
 
-    Endpoint transposed = packed_scratch(second, n);  // batch b = (entry, k1) at entry n + k1 n3
+    Endpoint transposed = scratch_at(second, n);  // batch b = (entry, k1) at entry n + k1 n3
     transposed.side.inner_count = n1;
     transposed.side.inner_stride = n3;
-    stockham_pass(n2, inverse, batch_ * n1 * n3, n3, columns(packed_scratch(first, m), n3),
+    stockham_pass(n2, inverse, batch_ * n1 * n3, n3, columns(scratch_at(first, m), n3),
                   columns(transposed, n1 * n3), {}, four_step_twiddle(m), 1.0);
 
-    stockham_pass(n3, inverse, batch_ * n1 * n2, n1 * n2, rows(packed_scratch(second, n), n3),
+    stockham_pass(n3, inverse, batch_ * n1 * n2, n1 * n2, rows(scratch_at(second, n), n3),
                   columns(out, n1 * n2), {}, post, scale);
   }
 
@@ -392,7 +410,7 @@ class Planner {
     for (std::uint64_t k1 = 0; k1 < n1; ++k1) {
       for (std::uint64_t k2 = 0; k2 < n2; ++k2) in_rows[k1 * n2 + k2] = spectrum[k1 + n1 * k2];
     }
-    const Endpoint middle = packed_scratch(add_scratch(batch_ * m * 8), std::uint32_t(m));
+    const Endpoint middle = scratch_at(add_scratch(batch_ * m * 8), std::uint32_t(m));
     const FusedOperation twiddle = four_step_twiddle(m);
     stockham_pass(n1, false, batch_ * n2, n2, columns(in, n2), columns(middle, n2), by_chirp,
                   twiddle, 1.0);
@@ -460,6 +478,7 @@ class Planner {
     p.inverse = inverse ? 1 : 0;
     p.transforms = checked_u32(transforms, "the number of transforms");
     p.per_batch = per_batch;
+    p.batch_interleave = per_batch > 1 ? std::uint32_t(interleave_) : 1;
     p.per_group = std::uint32_t(per_group);
     p.threads_per_transform = threads_each;
     p.group_threads = std::uint32_t(per_group) * threads_each;
@@ -511,6 +530,7 @@ class Planner {
     p.n = std::uint32_t(request_.n);
     p.transforms = checked_u32(items, "the number of items");
     p.per_batch = std::uint32_t(per_batch);
+    p.batch_interleave = 1;
     p.per_group = group_threads;
     p.threads_per_transform = 1;
     p.group_threads = group_threads;
@@ -534,6 +554,7 @@ class Planner {
 
   const MetalRequest request_;
   std::uint64_t batch_ = 0;
+  std::uint64_t interleave_ = 1;  // FftParams::batch_interleave of passes that split the axis
   std::shared_ptr<MetalPlan> plan_;
   std::map<std::uint32_t, std::uint64_t> twiddle_tables_;     // length -> table offset
 };

@@ -95,6 +95,7 @@ nb::dict params_as_dict(const shaders::FftParams& p) {
   d["inverse"] = p.inverse;
   d["transforms"] = p.transforms;
   d["per_batch"] = p.per_batch;
+  d["batch_interleave"] = p.batch_interleave;
   d["per_group"] = p.per_group;
   d["threads_per_transform"] = p.threads_per_transform;
   d["group_threads"] = p.group_threads;

@@ -92,7 +92,8 @@ def test_every_planned_kernel_has_an_entry_point():
 @needs_nvrtc
 def test_pipeline_constants_fold_the_shape():
     """Built with a dispatch's pipeline constants, the Stockham kernel divides
-    by the shape no more: the divisions left address the sides."""
+    by the shape no more: the divisions left address the sides (a transform's
+    batch entry and residue, interleaved or not)."""
     from plan_runner import C2C, MetalPlanRunner
 
     plan, _ = MetalPlanRunner.plan(C2C, True, 4097, (2, 4097), axis=1)
@@ -105,7 +106,7 @@ def test_pipeline_constants_fold_the_shape():
         return len(re.findall(r"\b(?:div|rem)\.u32", ptx)) / 2  # two entry points
 
     fixed, generic = divisions(convolving["pipeline_constants"]), divisions(())
-    assert fixed <= 12 and generic > 4 * fixed
+    assert fixed <= 14 and generic > 4 * fixed
 
 
 @needs_nvrtc

@@ -51,7 +51,8 @@ def test_axes_and_norms(emulator, rng, axis, norm):
 
 
 @pytest.mark.parametrize("shape,axis", [((3, 4099, 2), 1), ((8192, 3), 0), ((2, 5, 17), 0),
-                                        ((2, 11**5, 3), 1)])
+                                        ((2, 11**5, 3), 1), ((4096, 6), 0), ((2, 2048, 5), 1),
+                                        ((3000, 4), 0), ((4099, 5), 0), ((2, 65536, 4), 1)])
 def test_non_last_axis_of_large_and_bluestein_lengths(emulator, rng, shape, axis):
     check(emulator, random_complex(rng, shape), axis=axis)
 

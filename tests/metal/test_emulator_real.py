@@ -45,3 +45,16 @@ def test_axes_and_norms(emulator, rng, axis, norm):
     got = emulator.irfft(spectrum, n=n, axis=axis, norm=norm)
     want = np.fft.irfft(spectrum.astype(np.complex128), n=n, axis=axis, norm=norm)
     assert_accurate(got, want, np.float32, n)
+
+
+@pytest.mark.parametrize("shape", [(16384, 4), (4098, 5), (9, 6)])
+def test_non_last_axis_whose_passes_interleave_the_columns(emulator, rng, shape):
+    """Along axis 0 the later axis' columns stay neighbours in every pass,
+    the packing pass's scratch included."""
+    n = shape[0]
+    x = random_real(rng, shape)
+    got = emulator.rfft(x, axis=0)
+    assert_accurate(got, np.fft.rfft(x.astype(np.float64), axis=0), np.complex64, n)
+    spectrum = random_complex(rng, (n // 2 + 1, shape[1]))
+    got = emulator.irfft(spectrum, n=n, axis=0)
+    assert_accurate(got, np.fft.irfft(spectrum.astype(np.complex128), n=n, axis=0), np.float32, n)

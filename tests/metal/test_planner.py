@@ -2,6 +2,7 @@
 
 import struct
 
+import numpy as np
 import pytest
 
 from jax_apple_fft import PlanBuildError, _core
@@ -164,6 +165,62 @@ def test_four_step_columns_are_walked_across_transforms():
     assert 1 << (2 * first["twiddle_shift"]) >= 1 << 16  # the split table's fine part covers sqrt(n)
 
 
+def axis_plan(kind, shape, axis):
+    """The plan of a transform along `axis` of a C-contiguous array."""
+    n = shape[axis]
+    outer = int(np.prod(shape[:axis], dtype=np.int64))
+    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    in_len = n // 2 + 1 if kind == C2R else n
+    out_len = n // 2 + 1 if kind == R2C else n
+    return _core.metal_emulator_plan(kind, True, n, outer, inner, (inner, 1, in_len * inner),
+                                     (inner, 1, out_len * inner), 1.0)
+
+
+def element_address(params, side, transform, i):
+    """Where element i of a dispatch's transform lies on a side (FftSide)."""
+    s, c, per_batch = params[side], params["batch_interleave"], params["per_batch"]
+    batch = transform // c // per_batch * c + transform % c
+    residue = transform // c % per_batch
+    base = batch // s["inner_count"] * s["outer_stride"] + batch % s["inner_count"] * s["inner_stride"]
+    return base + (i * s["g_mul"] + residue * s["r_mul"]) * s["elem_stride"]
+
+
+@pytest.mark.parametrize("shape,axis", [((4096, 4096), 0), ((8192, 6), 0), ((4099, 8), 0),
+                                        ((2, 65536, 4), 1), ((64, 64, 64), 0), ((4096, 2049), 0)])
+def test_strided_axes_walk_across_neighbouring_columns_in_every_pass(shape, axis):
+    """Along a non-last axis, a group's neighbouring transforms are neighbours
+    in memory on every side that walks across, in each pass of a split
+    (the later axes' columns interleave with the split's transforms), so
+    that a SIMD group's accesses are contiguous."""
+    p = axis_plan(C2C, shape, axis)
+    columns = int(np.prod(shape[axis + 1:]))
+    for d in p.dispatches:
+        q = d["params"]
+        assert q["batch_interleave"] == (columns if q["per_batch"] > 1 else 1)
+        for side in ("in", "out"):
+            assert q[side]["walk"] == "across"
+            neighbours = [t for t in range(min(q["per_group"], q["transforms"]) - 1)
+                          if (t + 1) % columns != 0]
+            assert neighbours
+            for t in neighbours:
+                assert element_address(q, side, t + 1, 0) - element_address(q, side, t, 0) == 1
+
+
+def test_a_strided_axis_above_a_coalesced_length_splits_where_columns_fill_a_piece():
+    """4096 strided points fill a group alone: with four or more columns they
+    take two 64-point passes; with three, one pass (no piece to fill)."""
+    assert [d["params"]["n"] for d in axis_plan(C2C, (4096, 4), 0).dispatches] == [64, 64]
+    assert [d["params"]["n"] for d in axis_plan(C2C, (4096, 3), 0).dispatches] == [4096]
+    assert [d["params"]["n"] for d in axis_plan(C2C, (2, 4096), 1).dispatches] == [4096]
+
+
+def test_three_pass_routes_keep_batch_entries_apart():
+    """The middle pass of three reorders its batch entries, so a strided
+    length that takes three passes does not interleave the columns."""
+    for d in axis_plan(C2C, (1 << 21, 4), 0).dispatches:
+        assert d["params"]["batch_interleave"] == 1
+
+
 def test_multiplied_sides_are_not_walked_as_runs():
     first = plan(C2C, 97).dispatches[0]["params"]  # Bluestein: chirp on load, spectrum on store
     assert first["in"]["walk"] != "run" and first["out"]["walk"] != "run"
@@ -213,8 +270,8 @@ def test_unsupported_lengths_raise():
 
 RUN_ORDER = (16, 8, 4, 2, 9, 3, 5, 7, 11, 13)  # the Stockham kernel's stage runs
 # Word offsets in FftParams (shaders/fft_params.h) of the modes a pipeline fixes.
-MODE_WORDS = {"inverse": 18, "pre_mode": 24, "post_mode": 25, "convolve": 26, "in.kind": 30,
-              "in.walk": 38, "out.kind": 39, "out.walk": 47}
+MODE_WORDS = {"inverse": 18, "pre_mode": 25, "post_mode": 26, "convolve": 27, "in.kind": 31,
+              "in.walk": 39, "out.kind": 40, "out.walk": 48}
 
 
 @pytest.mark.parametrize("kind,n", [(C2C, 16), (C2C, 1000), (C2C, 4095), (C2C, 4097),
