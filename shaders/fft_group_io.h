@@ -66,7 +66,7 @@ struct TransformSide {
 
 inline TransformSide transform_side(constant FftSide& s, constant FftParams& p, uint transform) {
   TransformSide t;
-  if (p.batch_interleave == 1u) {
+  if (!dispatch_interleaves(p)) {
     t.base = side_base(s, transform / p.per_batch);
     t.residue = transform % p.per_batch;
   } else {

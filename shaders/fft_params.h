@@ -48,8 +48,9 @@ using uint = std::uint32_t;
 #define FFT_CONSTANT_IN_WALK 18u
 #define FFT_CONSTANT_OUT_KIND 19u
 #define FFT_CONSTANT_OUT_WALK 20u
-#define FFT_CONSTANT_FIXED_SHAPE 21u
-#define FFT_CONSTANT_COUNT 22u
+#define FFT_CONSTANT_INTERLEAVED 21u  // 1 where batch_interleave > 1
+#define FFT_CONSTANT_FIXED_SHAPE 22u
+#define FFT_CONSTANT_COUNT 23u
 
 // How a side's values are stored.
 #define FFT_SIDE_COMPLEX 0u     // float2 elements

@@ -1,13 +1,14 @@
 // Pipeline constants: the shape and modes of a Stockham dispatch (length,
 // threads per transform, transforms per group, stages of each radix,
-// direction, fused operations, how each side is stored and walked), fixed
+// direction, fused operations, how each side is stored and walked, whether
+// batch entries interleave), fixed
 // when its pipeline is built so that the compiler folds them. Divisions by
 // them become shifts or multiplications, the stage loops unroll with every
 // span a constant, and the branches on modes disappear.
 //
 // Metal takes them as function constants (MTLFunctionConstantValues at the
-// indices of fft_params.h), every one of them given: a pipeline that fixes
-// nothing has fft_fixed_shape false. A CUDA build takes them as one define,
+// indices of fft_params.h), every one of them given and every one a uint: a
+// pipeline that fixes nothing has fft_fixed_shape false. A CUDA build takes them as one define,
 // -DFFT_PIPELINE_CONSTANTS=v0,v1,... in index order. Without fft_fixed_shape
 // (also in a build without the define: the emulator) the kernels read the
 // same values from FftParams.
@@ -38,7 +39,9 @@ constant uint fixed_in_kind [[function_constant(FFT_CONSTANT_IN_KIND)]];
 constant uint fixed_in_walk [[function_constant(FFT_CONSTANT_IN_WALK)]];
 constant uint fixed_out_kind [[function_constant(FFT_CONSTANT_OUT_KIND)]];
 constant uint fixed_out_walk [[function_constant(FFT_CONSTANT_OUT_WALK)]];
-constant bool fft_fixed_shape [[function_constant(FFT_CONSTANT_FIXED_SHAPE)]];
+constant uint fixed_interleaved [[function_constant(FFT_CONSTANT_INTERLEAVED)]];
+constant uint fixed_shape_word [[function_constant(FFT_CONSTANT_FIXED_SHAPE)]];
+constant bool fft_fixed_shape = fixed_shape_word != 0u;
 #else
 #if defined(FFT_PIPELINE_CONSTANTS)
 constexpr uint fixed_constants[FFT_CONSTANT_COUNT] = {FFT_PIPELINE_CONSTANTS};
@@ -67,6 +70,7 @@ constexpr uint fixed_in_kind = fixed_constants[FFT_CONSTANT_IN_KIND];
 constexpr uint fixed_in_walk = fixed_constants[FFT_CONSTANT_IN_WALK];
 constexpr uint fixed_out_kind = fixed_constants[FFT_CONSTANT_OUT_KIND];
 constexpr uint fixed_out_walk = fixed_constants[FFT_CONSTANT_OUT_WALK];
+constexpr uint fixed_interleaved = fixed_constants[FFT_CONSTANT_INTERLEAVED];
 #endif
 
 // The dispatch's shape and modes, from the pipeline where it fixes them.
@@ -103,6 +107,9 @@ inline uint dispatch_out_kind(constant FftParams& p) {
 }
 inline uint dispatch_out_walk(constant FftParams& p) {
   return fft_fixed_shape ? fixed_out_walk : p.out.walk;
+}
+inline bool dispatch_interleaves(constant FftParams& p) {
+  return fft_fixed_shape ? fixed_interleaved != 0u : p.batch_interleave != 1u;
 }
 
 // Stages of radix R in a pipeline that fixes the shape.

@@ -120,11 +120,23 @@ bool StockhamShape::last_stage_divides() const {
   return !radices.empty() && (n / radices.back()) % threads == 0;
 }
 
-StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads) {
+StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads,
+                             std::uint32_t least_threads) {
   StockhamShape shape;
   shape.n = n;
   shape.radices = *stockham_radices(n);
   shape.threads = threads_per_transform(n, shape.radices, most_threads);
+  const bool power_of_two = (n & (n - 1)) == 0;
+  if (shape.threads < least_threads && power_of_two && n >= 16 && n >= least_threads * least_threads) {
+    std::uint32_t largest = std::min<std::uint32_t>(16, n / least_threads);
+    shape.radices.clear();
+    std::uint32_t rest = n;
+    for (std::uint32_t radix = largest; rest > 1; radix = std::min(radix, rest)) {
+      while (rest % radix == 0 && rest > 1) shape.radices.push_back(radix), rest /= radix;
+    }
+    shape.threads = least_threads;
+    return shape;
+  }
   if (!shape.first_stage_divides() && !shape.last_stage_divides() &&
       std::count(shape.radices.begin(), shape.radices.end(), 9u) > 0) {
     shape.radices = *stockham_radices(n, false);

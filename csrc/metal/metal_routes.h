@@ -73,6 +73,13 @@ inline constexpr std::uint32_t kMaxTransformThreads = 256;
 // in registers; else radix 3, whose threads share the butterflies evenly
 // (729 in a strided pass: radix 9 on 64 threads ran 1.2 times slower on
 // the H200).
+//
+// A power of two of 16 or more that the rule above gives fewer than
+// `least_threads` threads takes that many, with radices of at most
+// n / least_threads so that both stage ends still divide (16 = 4 * 4 on 4
+// threads: its loads and stores along the transform then fill 32-byte
+// pieces; one thread with one radix-16 stage walked as a run through
+// threadgroup memory and ran 1.4 times slower on the H200).
 struct StockhamShape {
   std::uint32_t n = 1;
   std::vector<std::uint32_t> radices;
@@ -85,6 +92,7 @@ struct StockhamShape {
   bool first_stage_divides() const;
   bool last_stage_divides() const;
 };
-StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads = kMaxTransformThreads);
+StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads = kMaxTransformThreads,
+                             std::uint32_t least_threads = 1);
 
 }  // namespace jax_apple_fft::metal_routes

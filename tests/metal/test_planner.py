@@ -42,9 +42,9 @@ def test_lengths_up_to_4096_with_small_factors_take_one_dispatch(n):
 
 
 def test_radices_prefer_sixteen_for_powers_of_two_else_eight_and_nine_for_powers_of_three():
-    lengths = (4096, 2048, 32, 3072, 2187, 4095)
+    lengths = (4096, 2048, 64, 3072, 2187, 4095)
     radices = {n: plan(C2C, n).dispatches[0]["params"]["radices"] for n in lengths}
-    assert radices == {4096: [16, 16, 16], 2048: [16, 16, 8], 32: [16, 2], 3072: [8, 8, 8, 2, 3],
+    assert radices == {4096: [16, 16, 16], 2048: [16, 16, 8], 64: [16, 4], 3072: [8, 8, 8, 2, 3],
                        2187: [9, 9, 9, 3], 4095: [3, 3, 5, 7, 13]}
     assert sorted(plan(C2C, 2 * 3 * 5 * 7).dispatches[0]["params"]["radices"]) == [2, 3, 5, 7]
 
@@ -79,6 +79,24 @@ def test_threads_per_transform_divide_the_first_stage(n, threads):
     assert d["in"]["walk"] == "along"
     last_divides = (n // d["radices"][-1]) % threads == 0
     assert d["out"]["walk"] == ("along" if last_divides else "run")
+
+
+@pytest.mark.parametrize("n,radices", [(16, [4, 4]), (32, [8, 4])])
+def test_short_powers_of_two_take_four_threads_for_whole_pieces(n, radices):
+    """16 and 32 take 4 threads per transform, radices that both stage ends'
+    butterflies divide among them, and walk along their transforms: 32 bytes
+    at a time, in registers at both ends."""
+    d = plan(C2C, n, batch=1000).dispatches[0]["params"]
+    assert (d["radices"], d["threads_per_transform"]) == (radices, 4)
+    assert (d["in"]["walk"], d["out"]["walk"]) == ("along", "along")
+
+
+def test_strided_passes_take_eight_transforms_per_group_where_the_length_allows():
+    """12289's Bluestein convolution of 147 * 168 points: its strided
+    147-point passes take 21 threads per transform (not 49), 12 per group."""
+    first = plan(C2C, 12289, batch=2).dispatches[0]["params"]
+    assert first["n"] == 147 and first["in"]["walk"] == "across"
+    assert (first["threads_per_transform"], first["per_group"]) == (21, 12)
 
 
 def test_small_lengths_share_a_threadgroup():
@@ -148,13 +166,13 @@ def test_bluestein_takes_a_shorter_smooth_length_before_a_power_of_two(n, m):
 
 def test_contiguous_batches_are_walked_as_one_run():
     """Where a transform's threads take fewer than 32 bytes of it at a time
-    (n = 16: one thread), or its stage ends cannot meet device memory in
+    (n = 12: one thread), or its stage ends cannot meet device memory in
     registers (3125: 209 threads divide neither end's butterflies)."""
-    for n, batch in ((16, 1000), (3125, 8)):
+    for n, batch in ((12, 1000), (3125, 8)):
         d = plan(C2C, n, batch=batch).dispatches[0]["params"]
         assert (d["in"]["walk"], d["out"]["walk"]) == ("run", "run")
     # real input read as pairs of floats
-    assert plan(R2C, 64, batch=100).dispatches[0]["params"]["in"]["walk"] == "run"
+    assert plan(R2C, 24, batch=100).dispatches[0]["params"]["in"]["walk"] == "run"
 
 
 def test_four_step_columns_are_walked_across_transforms():
@@ -293,7 +311,7 @@ def test_stockham_pipelines_fix_the_dispatch_shape_and_modes(kind, n):
         modes = [words[w] for w in MODE_WORDS.values()]
         assert modes[0] == p["inverse"] and modes[3] == p["convolve"]
         assert d["pipeline_constants"] == [p["n"], p["threads_per_transform"], p["per_group"],
-                                           *stages, *modes, 1]
+                                           *stages, *modes, int(p["batch_interleave"] > 1), 1]
 
 
 @pytest.mark.parametrize("n", (4097, 10007))
