@@ -118,12 +118,14 @@ inline float2 four_step_twiddle(constant FftParams& p, device const float2* coar
 }
 
 // Element i of a transform as loaded: zero where the transform is absent or
-// its global index g is beyond `valid`.
-inline float2 read_input(constant FftParams& p, device const float* in, TransformSide t,
-                         bool present, uint i) {
+// its global index g is beyond `valid`; Rader's gather reads the element the
+// pre table names.
+inline float2 read_input(constant FftParams& p, StockhamBuffers io, TransformSide t, bool present,
+                         uint i) {
   uint g = i * p.in.g_mul + t.first;
-  return present && g < p.in.valid ? read_kind(in, dispatch_in_kind(p), t.base, g, p.in.elem_stride)
-                                   : float2(0.0f, 0.0f);
+  if (!present || g >= p.in.valid) return float2(0.0f, 0.0f);
+  uint at = dispatch_pre_mode(p) == FFT_FUSED_RADER_GATHER ? uint(io.pre[g].x) : g;
+  return read_kind(io.in, dispatch_in_kind(p), t.base, at, p.in.elem_stride);
 }
 
 // The pre-operation on element i of a transform, v as loaded (the C2R pack
@@ -170,7 +172,7 @@ inline void load_group(constant FftParams& p, StockhamBuffers io, threadgroup fl
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
     uint i = at.rank + c * dispatch_threads_per_transform(p);
-    values[c] = i < dispatch_n(p) ? read_input(p, io.in, t, present, i) : float2(0.0f, 0.0f);
+    values[c] = i < dispatch_n(p) ? read_input(p, io, t, present, i) : float2(0.0f, 0.0f);
   }
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
@@ -197,7 +199,7 @@ inline StageThread load_first_stage(constant FftParams& p, StockhamBuffers io, u
     uint j = at.rank + b * dispatch_threads_per_transform(p);
     if (j >= butterflies) continue;
     FFT_UNROLL
-    for (uint r = 0u; r < R; ++r) s.v[b][r] = read_input(p, io.in, t, present, j + r * butterflies);
+    for (uint r = 0u; r < R; ++r) s.v[b][r] = read_input(p, io, t, present, j + r * butterflies);
   }
   FFT_UNROLL
   for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
@@ -212,10 +214,11 @@ inline StageThread load_first_stage(constant FftParams& p, StockhamBuffers io, u
 }
 
 // Stores element i of a transform: the post-operation, the normalisation,
-// nothing beyond `valid`.
+// nothing beyond `valid` (Rader's scatter: at the element the post table names).
 inline void store_value(constant FftParams& p, StockhamBuffers io, TransformSide t, uint i,
                         float2 v) {
   uint g = i * p.out.g_mul + t.first;
+  if (dispatch_post_mode(p) == FFT_FUSED_RADER_SCATTER) g = uint(io.post[g].x);
   if (g >= p.out.valid) return;
   if (dispatch_post_mode(p) == FFT_FUSED_TIMES_TABLE) {
     v = complex_mul(v, io.post[g]);
@@ -223,6 +226,22 @@ inline void store_value(constant FftParams& p, StockhamBuffers io, TransformSide
     v = complex_mul(v, four_step_twiddle(p, io.post, io.extra, i, t.residue));
   }
   write_kind(io.out, dispatch_out_kind(p), t.base, g, p.out.elem_stride, v * p.scale);
+}
+
+// Rader's first and last passes carry bin 0 beside the convolution: the
+// first keeps x[0] as output element `valid`, the last stores its input
+// element `valid` (x[0] + A[0], from the convolving pass) as X[0]. The
+// thread of rank 0 on the transform of residue 0 does it.
+inline void store_rader_extra(constant FftParams& p, StockhamBuffers io, uint transform,
+                              TransformSide out, uint rank) {
+  const bool first = dispatch_pre_mode(p) == FFT_FUSED_RADER_GATHER;
+  const bool last = dispatch_post_mode(p) == FFT_FUSED_RADER_SCATTER;
+  if ((!first && !last) || rank != 0u || out.residue != 0u) return;
+  TransformSide in = transform_side(p.in, p, transform);
+  float2 v = read_kind(io.in, dispatch_in_kind(p), in.base, first ? 0u : p.in.valid,
+                       p.in.elem_stride);
+  write_kind(io.out, dispatch_out_kind(p), out.base, first ? p.out.valid : 0u, p.out.elem_stride,
+             first ? v : v * p.scale);
 }
 
 // Stores a thread's outputs of the last stage (radix R) from its registers,
@@ -242,6 +261,7 @@ inline void store_last_stage(constant FftParams& p, StockhamBuffers io, StageThr
     FFT_UNROLL
     for (uint r = 0u; r < R; ++r) store_value(p, io, t, j + r * butterflies, s.v[b][r]);
   }
+  store_rader_extra(p, io, transform, t, at.rank);
 }
 
 // Bin k (0..n) of a real FFT of 2n points from the half-length complex FFT Z
@@ -294,4 +314,5 @@ inline void store_group(constant FftParams& p, StockhamBuffers io, threadgroup f
     uint i = at.rank + c * transform_threads;
     if (i < n) store_value(p, io, t, i, shared[slot<kSwizzle>(at.offset + i)]);
   }
+  store_rader_extra(p, io, transform, t, at.rank);
 }

@@ -68,6 +68,18 @@ using uint = std::uint32_t;
                                         // table[k] = e^{-2 pi i k / 2n}
 #define FFT_FUSED_C2R_PACK 4u           // pre: the half-length complex input of a C2R of 2n
                                         // points from its n + 1 bins; the same table
+#define FFT_FUSED_RADER_GATHER 5u       // pre: element g is x[table[g].x]; the store keeps x[0]
+                                        // as output element `valid` (Rader's first pass)
+#define FFT_FUSED_RADER_SCATTER 6u      // post: element g is stored as element table[g].x,
+                                        // `valid` applying to that index; input element
+                                        // `valid` is stored as element 0 (Rader's last pass)
+
+// The convolution a dispatch runs (FftParams::convolve).
+#define FFT_CONVOLVE_NONE 0u
+#define FFT_CONVOLVE_BLUESTEIN 1u
+#define FFT_CONVOLVE_RADER 2u  // also: element 0 of the product gains x[0], input element `valid`
+                               // of the transform of residue 0; x[0] plus the transformed
+                               // element 0 is stored as output element `valid`
 
 // How a threadgroup's threads walk a side's elements when loading or storing.
 // The element each thread takes differs; what is read and written does not.
@@ -130,9 +142,10 @@ struct FftParams {
   uint group_threads;  // threads per threadgroup
   uint pre_mode;
   uint post_mode;
-  // 1: a circular convolution. After the transform every element is
-  // multiplied by the spectrum at buffer 5 (indexed as the load side's g),
-  // and the transform runs again in the other direction before the store.
+  // A circular convolution (FFT_CONVOLVE_*). After the transform every
+  // element is multiplied by the spectrum at buffer 5 (indexed as the load
+  // side's g), and the transform runs again in the other direction before
+  // the store.
   uint convolve;
   uint twiddle_n;      // N of the four-step twiddle w_N
   uint twiddle_shift;  // w_N^e = coarse[e >> shift] * fine[e & (2^shift - 1)]

@@ -93,8 +93,11 @@ inline uint dispatch_pre_mode(constant FftParams& p) {
 inline uint dispatch_post_mode(constant FftParams& p) {
   return fft_fixed_shape ? fixed_post_mode : p.post_mode;
 }
+inline uint dispatch_convolution(constant FftParams& p) {
+  return fft_fixed_shape ? fixed_convolve : p.convolve;
+}
 inline bool dispatch_convolves(constant FftParams& p) {
-  return (fft_fixed_shape ? fixed_convolve : p.convolve) != 0u;
+  return dispatch_convolution(p) != FFT_CONVOLVE_NONE;
 }
 inline uint dispatch_in_kind(constant FftParams& p) {
   return fft_fixed_shape ? fixed_in_kind : p.in.kind;

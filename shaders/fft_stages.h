@@ -92,7 +92,7 @@ inline void gather_packed_stage(constant FftParams& p, threadgroup float2* data,
   uint transform = first_transform + at.local;
   TransformSide t = transform_side(p.in, p, transform);
   float2 nyquist = float2(0.0f, 0.0f);
-  if (at.rank == 0u) nyquist = read_input(p, io.in, t, transform < p.transforms, h);
+  if (at.rank == 0u) nyquist = read_input(p, io, t, transform < p.transforms, h);
   FFT_UNROLL
   for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
     uint j = at.rank + b * dispatch_threads_per_transform(p);

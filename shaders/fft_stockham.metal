@@ -20,18 +20,30 @@
 #include "fft_stages.h"
 
 // The convolution's pointwise product: element i of each transform times
-// spectrum[g], g its index on the load side.
+// spectrum[g], g its index on the load side. Rader's (FFT_CONVOLVE_RADER)
+// adds x[0] to element 0, so that every output gains it, and stores x[0]
+// plus the transformed element 0 (the sum of x) for X[0].
 template <bool kSwizzle>
-inline void multiply_by_spectrum(constant FftParams& p, threadgroup float2* data,
-                                 device const float2* spectrum, uint tid, uint first_transform) {
+inline void multiply_by_spectrum(constant FftParams& p, StockhamBuffers io,
+                                 threadgroup float2* data, uint tid, uint first_transform) {
   StageThread at = walk_thread<kSwizzle>(p, FFT_WALK_ALONG, tid);
-  TransformSide t = transform_side(p.in, p, first_transform + at.local);
+  uint transform = first_transform + at.local;
+  TransformSide t = transform_side(p.in, p, transform);
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
     uint i = at.rank + c * dispatch_threads_per_transform(p);
     if (i < dispatch_n(p)) {
       uint slot_i = slot<kSwizzle>(at.offset + i);
-      data[slot_i] = complex_mul(data[slot_i], spectrum[i * p.in.g_mul + t.first]);
+      uint g = i * p.in.g_mul + t.first;
+      float2 product = complex_mul(data[slot_i], io.extra[g]);
+      if (dispatch_convolution(p) == FFT_CONVOLVE_RADER && g == 0u && transform < p.transforms) {
+        float2 first = read_kind(io.in, dispatch_in_kind(p), t.base, p.in.valid, p.in.elem_stride);
+        TransformSide out = transform_side(p.out, p, transform);
+        write_kind(io.out, dispatch_out_kind(p), out.base, p.out.valid, p.out.elem_stride,
+                   first + data[slot_i]);
+        product += first;
+      }
+      data[slot_i] = product;
     }
   }
 }
@@ -51,7 +63,7 @@ inline void fft_stockham_body(StockhamBuffers io, constant FftParams& p,
   }
   if (dispatch_convolves(p)) {
     run_stages<kRadices>(p, shared, io, tid, first_transform, inverse, {direct_load, false, pack});
-    multiply_by_spectrum<kPowerOfTwo>(p, shared, io.extra, tid, first_transform);
+    multiply_by_spectrum<kPowerOfTwo>(p, io, shared, tid, first_transform);
     threadgroup_barrier(mem_flags::mem_threadgroup);
     run_stages<kRadices>(p, shared, io, tid, first_transform, 1u - inverse,
                          {false, direct_store, false});

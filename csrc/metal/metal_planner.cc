@@ -27,6 +27,7 @@ using metal_routes::fits_one_group;
 using metal_routes::four_step_split;
 using metal_routes::kCoalescedLength;
 using metal_routes::kThreadgroupElements;
+using metal_routes::rader_generator;
 using metal_routes::stockham_kernel;
 using metal_routes::three_pass_split;
 
@@ -261,15 +262,17 @@ class Planner {
     return offset;
   }
 
-  // `count` complex values per batch entry: one batch entry after another, or
-  // interleaved as the request's columns are (interleave_).
-  Endpoint scratch_at(std::uint64_t offset_bytes, std::uint32_t count) const {
+  // `count` complex values per batch entry, `pitch` >= count apart: one batch
+  // entry after another, or interleaved as the request's columns are
+  // (interleave_).
+  Endpoint scratch_at(std::uint64_t offset_bytes, std::uint32_t count, std::uint32_t pitch = 0) const {
     Endpoint e;
     e.buffer = MetalBufferSlot::scratch;
     e.offset_bytes = offset_bytes;
     const auto c = std::uint32_t(interleave_);
-    e.side = c == 1 ? FftSide{FFT_SIDE_COMPLEX, count, 1, 0, 1, 1, 0, count, FFT_WALK_ALONG}
-                    : FftSide{FFT_SIDE_COMPLEX, count, 1, 0, c, c, 1, count * c, FFT_WALK_ALONG};
+    const std::uint32_t apart = std::max(count, pitch);
+    e.side = c == 1 ? FftSide{FFT_SIDE_COMPLEX, count, 1, 0, 1, 1, 0, apart, FFT_WALK_ALONG}
+                    : FftSide{FFT_SIDE_COMPLEX, count, 1, 0, c, c, 1, apart * c, FFT_WALK_ALONG};
     return e;
   }
 
@@ -298,6 +301,8 @@ class Planner {
       three_pass(*split3, inverse, in, out, pre, post, scale);
     } else if (auto split = four_step_split(n)) {
       four_step(split->first, split->second, inverse, in, out, pre, post, scale);
+    } else if (auto generator = rader_generator(n)) {
+      rader(n, *generator, inverse, in, out, scale);
     } else {
       bluestein(n, inverse, in, out, scale);
     }
@@ -421,12 +426,46 @@ class Planner {
                   by_chirp, scale);
   }
 
+  // X[g^-q] = x[0] + sum_p x[g^p] b[q - p], b[m] = w_n^(g^-m), for a prime n
+  // with primitive root g: a circular convolution of n - 1 points, split
+  // four-step as Bluestein's. The column pass gathers x[g^q] and keeps x[0]
+  // beside each batch entry's scratch; the row pass convolves, adds x[0] to
+  // the product's element 0 (so to every output) and keeps x[0] plus the
+  // sum of x[g^q], which is X[0]; the column pass back scatters to X[g^-q]
+  // and stores X[0] (FFT_CONVOLVE_RADER and the Rader modes, fft_params.h).
+  void rader(std::uint64_t n, std::uint64_t generator, bool inverse, Endpoint in, Endpoint out,
+             double scale) {
+    const std::uint64_t m = n - 1;
+    const auto [n1, n2] = *four_step_split(m);
+    FusedOperation gather, scatter;
+    gather.mode = FFT_FUSED_RADER_GATHER;
+    gather.table = add_table(metal_tables::rader_indices(n, generator, false));
+    scatter.mode = FFT_FUSED_RADER_SCATTER;
+    scatter.table = add_table(metal_tables::rader_indices(n, generator, true));
+    const std::vector<std::complex<double>> spectrum =
+        metal_tables::rader_spectrum(n, generator, inverse ? +1 : -1);
+    std::vector<std::complex<double>> in_rows(m);
+    for (std::uint64_t k1 = 0; k1 < n1; ++k1) {
+      for (std::uint64_t k2 = 0; k2 < n2; ++k2) in_rows[k1 * n2 + k2] = spectrum[k1 + n1 * k2];
+    }
+    const Endpoint middle =
+        scratch_at(add_scratch(batch_ * n * 8), std::uint32_t(m), std::uint32_t(n));
+    const FusedOperation twiddle = four_step_twiddle(m);
+    stockham_pass(n1, false, batch_ * n2, n2, columns(in, n2), columns(middle, n2), gather, twiddle,
+                  1.0);
+    stockham_pass(n2, false, batch_ * n1, n1, rows(middle, n2), rows(middle, n2), {}, {}, 1.0,
+                  add_table(in_rows), FFT_CONVOLVE_RADER);
+    stockham_pass(n1, true, batch_ * n2, n2, columns(middle, n2), columns(out, n2), twiddle, scatter,
+                  scale);
+  }
+
   // One dispatch of the Stockham kernel; with `spectrum` (a table offset), a
-  // convolution (FftParams::convolve).
+  // convolution (FftParams::convolve, Bluestein's unless told).
   void stockham_pass(std::uint32_t n, bool inverse, std::uint64_t transforms,
                      std::uint32_t per_batch, Endpoint in, Endpoint out, FusedOperation pre,
                      FusedOperation post, double scale,
-                     std::optional<std::uint64_t> spectrum = std::nullopt) {
+                     std::optional<std::uint64_t> spectrum = std::nullopt,
+                     std::uint32_t convolution = FFT_CONVOLVE_BLUESTEIN) {
     // A side strided along its transforms walks across kAcrossTransforms of
     // them at least, for whole coalesced pieces: fewer threads per transform.
     const bool strided = std::uint64_t(in.side.g_mul) * in.side.elem_stride != 1 ||
@@ -493,7 +532,7 @@ class Planner {
     const FusedOperation& four_step = post.mode == FFT_FUSED_FOUR_STEP_TWIDDLE ? post : pre;
     p.twiddle_n = four_step.twiddle_n;
     p.twiddle_shift = four_step.twiddle_shift;
-    p.convolve = spectrum ? 1 : 0;
+    p.convolve = spectrum ? convolution : FFT_CONVOLVE_NONE;
     p.scale = float(scale);
     p.in = in.side;
     p.out = out.side;

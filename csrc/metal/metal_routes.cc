@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "metal/metal_tables.h"
+
 namespace jax_apple_fft::metal_routes {
 
 std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n, bool nines) {
@@ -67,6 +69,35 @@ std::optional<std::uint64_t> bluestein_length(std::uint64_t n) {
   }
   if (!takes(best)) return std::nullopt;
   return best;
+}
+
+namespace {
+
+std::vector<std::uint64_t> prime_factors(std::uint64_t n) {
+  std::vector<std::uint64_t> primes;
+  for (std::uint64_t p = 2; p * p <= n; ++p) {
+    if (n % p != 0) continue;
+    primes.push_back(p);
+    while (n % p == 0) n /= p;
+  }
+  if (n > 1) primes.push_back(n);
+  return primes;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> rader_generator(std::uint64_t n) {
+  if (n < 3) return std::nullopt;
+  const std::vector<std::uint64_t> factors = prime_factors(n - 1);
+  const bool prime = prime_factors(n) == std::vector<std::uint64_t>{n};
+  const std::optional<std::uint64_t> m = bluestein_length(n);
+  if (!prime || !four_step_split(n - 1) || (m && fits_one_group(*m))) return std::nullopt;
+  for (std::uint64_t g = 2;; ++g) {
+    if (std::all_of(factors.begin(), factors.end(),
+                    [&](std::uint64_t q) { return metal_tables::power_mod(g, (n - 1) / q, n) != 1; })) {
+      return g;
+    }
+  }
 }
 
 const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {

@@ -7,6 +7,9 @@
 //   four-step, two passes of at most kCoalescedLength each;
 //   three passes of at most kCoalescedLength each;
 //   four-step, two passes of at most 4096 each;
+//   Rader, for a prime n whose n - 1 takes a four-step split, where
+//   Bluestein's convolution would not fit one group: a convolution of n - 1
+//   points in three passes, and a sum for bin 0;
 //   Bluestein, a convolution of a length m >= 2n - 1 that one of the above
 //   routes takes.
 // Real transforms of even n run a half-length complex transform with the
@@ -51,6 +54,10 @@ std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n);
 // run the radix-2^k kernel, which holds half the registers, so another m
 // must be at least a fifth shorter to be taken.
 std::optional<std::uint64_t> bluestein_length(std::uint64_t n);
+
+// The smallest primitive root of n where n takes Rader's route (above),
+// else nothing.
+std::optional<std::uint64_t> rader_generator(std::uint64_t n);
 
 // The Stockham kernel compiled for the fewest radices that hold `radices`
 // (which stockham_radices draws from 2, 3, 4, 5, 7, 8, 9, 11, 13, 16).

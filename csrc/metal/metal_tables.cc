@@ -42,6 +42,14 @@ std::vector<std::complex<double>> smooth_dft(const std::vector<std::complex<doub
 
 }  // namespace
 
+std::uint64_t power_mod(std::uint64_t b, std::uint64_t e, std::uint64_t n) {
+  std::uint64_t result = 1;
+  for (b %= n; e > 0; e >>= 1, b = b * b % n) {
+    if (e & 1) result = result * b % n;
+  }
+  return result;
+}
+
 std::vector<std::complex<double>> roots(std::uint64_t n, std::uint64_t count, std::uint64_t step) {
   std::vector<std::complex<double>> table(count);
   for (std::uint64_t k = 0; k < count; ++k) table[k] = unit_root(k * step, n);
@@ -69,6 +77,29 @@ std::vector<std::complex<double>> bluestein_spectrum(const std::vector<std::comp
   }
   b = smooth_dft(b, roots(m, m));
   for (auto& v : b) v /= static_cast<double>(m);
+  return b;
+}
+
+std::vector<std::complex<double>> rader_indices(std::uint64_t n, std::uint64_t g, bool inverse) {
+  const std::uint64_t step = inverse ? power_mod(g, n - 2, n) : g;  // g^-1 = g^(n-2)
+  std::vector<std::complex<double>> table(n - 1);
+  std::uint64_t index = 1;
+  for (auto& entry : table) {
+    entry = static_cast<double>(index);
+    index = index * step % n;
+  }
+  return table;
+}
+
+std::vector<std::complex<double>> rader_spectrum(std::uint64_t n, std::uint64_t g, int sign) {
+  const std::vector<std::complex<double>> exponents = rader_indices(n, g, true);
+  std::vector<std::complex<double>> b(n - 1);
+  for (std::uint64_t q = 0; q + 1 < n; ++q) {
+    std::complex<double> w = unit_root(static_cast<std::uint64_t>(exponents[q].real()), n);
+    b[q] = sign < 0 ? w : std::conj(w);
+  }
+  b = smooth_dft(b, roots(n - 1, n - 1));
+  for (auto& v : b) v /= static_cast<double>(n - 1);
   return b;
 }
 

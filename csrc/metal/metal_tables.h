@@ -19,4 +19,16 @@ std::vector<std::complex<double>> chirp(std::uint64_t n, int sign);
 std::vector<std::complex<double>> bluestein_spectrum(const std::vector<std::complex<double>>& chirp,
                                                      std::uint64_t m);
 
+// b^e mod n, n < 2^32.
+std::uint64_t power_mod(std::uint64_t b, std::uint64_t e, std::uint64_t n);
+
+// Rader's index table for a prime n (at most 2^24) and primitive root g:
+// entry q < n - 1 is g^q mod n (or g^-q mod n, `inverse`) as its real part,
+// exact in float.
+std::vector<std::complex<double>> rader_indices(std::uint64_t n, std::uint64_t g, bool inverse);
+
+// FFT_{n-1} of b[q] = e^{sign 2 pi i (g^-q mod n) / n}, divided by n - 1: the
+// spectrum Rader's convolution multiplies by; sign = -1 forward, +1 inverse.
+std::vector<std::complex<double>> rader_spectrum(std::uint64_t n, std::uint64_t g, int sign);
+
 }  // namespace jax_apple_fft::metal_tables

@@ -68,6 +68,10 @@ const char* fused_name(std::uint32_t fused) {
       return "r2c_unpack";
     case FFT_FUSED_C2R_PACK:
       return "c2r_pack";
+    case FFT_FUSED_RADER_GATHER:
+      return "rader_gather";
+    case FFT_FUSED_RADER_SCATTER:
+      return "rader_scatter";
   }
   return "?";
 }

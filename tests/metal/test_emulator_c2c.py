@@ -9,7 +9,8 @@ from support.accuracy import assert_accurate
 POWERS_OF_TWO = [2**k for k in range(0, 20)] + [pytest.param(1 << 20, marks=pytest.mark.slow)]
 SMOOTH = [6, 12, 100, 360, 1000, 2187, 3125, 2401, 1331, 2197, 12288, 15015, 100000, 248832,
           11**5]
-BLUESTEIN = [17, 4099, 8191, 10007, 65537, 2 * 4099, 3 * 10007]
+BLUESTEIN = [17, 4099, 10007, 65539, 2 * 4099, 3 * 10007]
+RADER = [2113, 3329, 8191, 12289, 65537]
 
 
 def check(emulator, x, axis=-1, norm=None):
@@ -37,6 +38,19 @@ def test_bluestein_lengths(emulator, rng, n):
     check(emulator, random_complex(rng, (2, n)))
 
 
+@pytest.mark.parametrize("n", RADER)
+def test_rader_lengths(emulator, rng, n):
+    check(emulator, random_complex(rng, (2, n)))
+
+
+def test_rader_on_a_large_first_element(emulator, rng):
+    """Rader's gather subtracts x[0] from every element: a dominant x[0]
+    stays within the bound."""
+    x = random_complex(rng, (12289,))
+    x[0] = 1e4
+    check(emulator, x)
+
+
 @pytest.mark.slow
 def test_largest_length(emulator, rng):
     x = random_complex(rng, (1 << 24,))
@@ -52,7 +66,8 @@ def test_axes_and_norms(emulator, rng, axis, norm):
 
 @pytest.mark.parametrize("shape,axis", [((3, 4099, 2), 1), ((8192, 3), 0), ((2, 5, 17), 0),
                                         ((2, 11**5, 3), 1), ((4096, 6), 0), ((2, 2048, 5), 1),
-                                        ((3000, 4), 0), ((4099, 5), 0), ((2, 65536, 4), 1)])
+                                        ((3000, 4), 0), ((4099, 5), 0), ((2, 65536, 4), 1),
+                                        ((12289, 5), 0)])
 def test_non_last_axis_of_large_and_bluestein_lengths(emulator, rng, shape, axis):
     check(emulator, random_complex(rng, shape), axis=axis)
 

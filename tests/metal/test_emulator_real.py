@@ -6,7 +6,8 @@ import pytest
 from metal_inputs import random_complex, random_real
 from support.accuracy import assert_accurate
 
-LENGTHS = (list(range(1, 65)) + [100, 127, 128, 1000, 4095, 4096, 4097, 8192, 10007, 65536, 65537]
+LENGTHS = (list(range(1, 65)) + [100, 127, 128, 1000, 3329, 4095, 4096, 4097, 8192, 10007, 12289,
+                                 65536, 65537]
            + [pytest.param(1 << 20, marks=pytest.mark.slow)])
 
 

@@ -92,9 +92,9 @@ def test_short_powers_of_two_take_four_threads_for_whole_pieces(n, radices):
 
 
 def test_strided_passes_take_eight_transforms_per_group_where_the_length_allows():
-    """12289's Bluestein convolution of 147 * 168 points: its strided
-    147-point passes take 21 threads per transform (not 49), 12 per group."""
-    first = plan(C2C, 12289, batch=2).dispatches[0]["params"]
+    """24696 = 147 * 168 in four-step: its strided 147-point pass takes 21
+    threads per transform (not 49), 12 per group."""
+    first = plan(C2C, 24696, batch=2).dispatches[0]["params"]
     assert first["n"] == 147 and first["in"]["walk"] == "across"
     assert (first["threads_per_transform"], first["per_group"]) == (21, 12)
 
@@ -151,13 +151,52 @@ def test_large_primes_use_bluestein_with_host_chirp():
     assert p.scratch_bytes == m * 8  # the passes share one region
 
 
+@pytest.mark.parametrize("n,split", [(12289, (96, 128)), (65537, (256, 256)), (3329, (52, 64))])
+def test_primes_with_smooth_predecessors_take_rader(n, split):
+    """A prime n whose n - 1 splits four-step, where Bluestein would take
+    three passes, convolves n - 1 points: the column pass gathers x[g^q],
+    the row pass convolves (Rader's: x[0] joins element 0 of the product,
+    X[0] is kept beside the scratch), the column pass back scatters to
+    X[g^-q]. Each batch entry's scratch holds n values: n - 1 and X[0]."""
+    p = plan(C2C, n, batch=3)
+    first, middle, last = (d["params"] for d in p.dispatches)
+    assert (first["n"], middle["n"]) == split and last["n"] == split[0]
+    assert (first["pre_mode"], last["post_mode"]) == ("rader_gather", "rader_scatter")
+    assert (middle["convolve"], first["convolve"], last["convolve"]) == (2, 0, 0)
+    assert middle["in"]["valid"] == n - 1 and middle["in"]["outer_stride"] == n
+    assert p.scratch_bytes == 3 * n * 8
+
+
+@pytest.mark.parametrize("n", [4099, 1153, 17])
+def test_other_primes_take_bluestein(n):
+    """4099 - 1 has the factor 683; 1153's Bluestein convolution (2310
+    points) fits one group, one pass."""
+    assert all(d["params"]["pre_mode"] != "rader_gather" for d in plan(C2C, n).dispatches)
+
+
+def test_rader_indices_are_powers_of_a_primitive_root():
+    """The gather table holds g^q mod n for every q < n - 1 (each nonzero
+    residue once), the scatter table their inverses."""
+    n = 12289
+    p = plan(C2C, n)
+    tables = np.frombuffer(p.tables, np.float32).reshape(-1, 2)
+    gather = p.dispatches[0]["bindings"][3][2] // 8
+    scatter = p.dispatches[2]["bindings"][4][2] // 8
+    powers = tables[gather:gather + n - 1, 0].astype(np.int64)
+    inverses = tables[scatter:scatter + n - 1, 0].astype(np.int64)
+    assert sorted(powers) == list(range(1, n))
+    assert np.all(powers * inverses % n == 1)
+    g = int(powers[1])
+    assert np.all(powers[1:] == powers[:-1] * g % n)
+
+
 def test_short_bluestein_convolutions_take_one_pass():
     (d,) = plan(C2C, 97).dispatches
     assert d["params"]["convolve"] == 1 and d["params"]["n"] == 196
     assert d["params"]["pre_mode"] == d["params"]["post_mode"] == "times_table"  # the chirp both ways
 
 
-@pytest.mark.parametrize("n,m", [(17, 35), (97, 196), (10007, 20160), (65537, 131220), (8191, 16384)])
+@pytest.mark.parametrize("n,m", [(17, 35), (97, 196), (10007, 20160), (65539, 131220), (4093, 8192)])
 def test_bluestein_takes_a_shorter_smooth_length_before_a_power_of_two(n, m):
     # a 7-smooth m >= 2n - 1 at least a fifth shorter than the next power of two, else that
     inner = [d["params"]["n"] for d in plan(C2C, n).dispatches]

@@ -45,7 +45,8 @@ def test_length_pads_and_crops(name, n, backend, cache, rng):
 
 
 @pytest.mark.parametrize("n,strategy", [(1, "one point"), (13, "radix 13"), (17, "Bluestein"),
-                                        (4096, "largest single group"), (8192, "four-step")])
+                                        (4096, "largest single group"), (8192, "four-step"),
+                                        (3329, "Rader")])
 def test_kernel_strategies(n, strategy, backend, cache, rng):
     del strategy
     check("fft", complex_input(rng, (n,)), backend, cache)
@@ -64,6 +65,8 @@ def test_kernel_strategies(n, strategy, backend, cache, rng):
     ("irfftn", (4, 6, 4), {"s": (4, 5), "axes": (0, 2)}),
     ("irfftn", (3, 4, 5), {"axes": (2, 1), "norm": "ortho"}),
     ("irfft2", (5, 3), {"s": (5, 4)}),
+    ("fft2", (3329, 3), {}),  # Rader along axis 0 in place on the output
+    ("ifftn", (2, 3, 3329), {"axes": (2, 0)}),
 ])
 def test_multi_axis(name, shape, kwargs, backend, cache, rng):
     check(name, make(rng, name, shape), backend, cache, **kwargs)

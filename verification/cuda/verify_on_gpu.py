@@ -49,7 +49,8 @@ import vkfft_reference  # noqa: E402
 
 import cupy  # noqa: E402
 
-BLUESTEIN_LENGTHS = (4097, 10007, 65537, 1000003)
+BLUESTEIN_LENGTHS = (4097, 10007, 65539, 1000003)
+RADER_LENGTHS = (2113, 3329, 12289, 65537, 786433)
 FOUR_STEP_LENGTHS = tuple(2**k for k in range(13, 25)) + (3 * 4096, 5**7, 4095 * 4095)
 REAL_LENGTHS = (1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 64, 100, 127, 128, 255, 256, 1000, 1023,
                 1024, 4095, 4096, 4097, 8192, 10007, 65536, 65537, 2**20)
@@ -97,11 +98,15 @@ def accuracy_cases():
     for n in BLUESTEIN_LENGTHS:
         yield "Bluestein", f"n={n}", c2c(n, True, batch=1)
         yield "Bluestein", f"n={n} inverse", c2c(n, False, batch=1)
+    for n in RADER_LENGTHS:
+        yield "Rader", f"n={n}", c2c(n, True, batch=1)
+        yield "Rader", f"n={n} inverse", c2c(n, False, batch=1)
+        yield "Rader", f"r2c n={n}", r2c(n, batch=1)
     for n in REAL_LENGTHS:
         yield "R2C", f"n={n}", r2c(n, batch=1 if n > 4096 else 3)
         if n > 1:
             yield "C2R", f"n={n}", c2r(n, batch=1 if n > 4096 else 3)
-    for n in (8, 60, 1024, 4096, 10007, 65536):
+    for n in (8, 60, 1024, 4096, 10007, 12289, 65536):
         yield "strided (axis 0)", f"n={n}", c2c(n, True, batch=5, axis=0)
     for norm in NORMS:
         for n in (64, 1000, 4096, 65536):
@@ -176,6 +181,8 @@ SANITIZER_CASES = (
     ("four-step in three passes, 2^k", C2C, True, 1 << 21, (1, 1 << 21)),
     ("Bluestein", C2C, True, 4097, (2, 4097)),
     ("Bluestein in one group", C2C, True, 97, (5, 97)),
+    ("Rader", C2C, False, 3329, (3, 3329)),
+    ("R2C Rader", R2C, True, 3329, (2, 3329)),
     ("R2C beyond one group", R2C, True, 1 << 14, (2, 1 << 14)),
     ("C2R beyond one group", C2R, False, 1 << 14, (2, (1 << 13) + 1)),
     ("R2C", R2C, True, 1000, (3, 1000)),
@@ -229,14 +236,15 @@ def run_racy() -> None:
 THROUGHPUT_ROWS = (
     *(("c2c", n) for n in (16, 64, 256, 1000, 1024, 2187, 3125, 4096)),
     *(("c2c four-step", n) for n in (1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 3**12, 10**6)),
-    *(("c2c Bluestein", n) for n in (4099, 12289, 65537, 1000003)),
+    # primes: Rader where n - 1 splits four-step (12289, 65537), else Bluestein
+    *(("c2c prime", n) for n in (4099, 12289, 65537, 1000003)),
     *(("r2c", n) for n in (1024, 4096, 1 << 16, 1 << 20)),
     *(("c2r", n) for n in (1024, 4096, 1 << 16)),
 )
 # Transforms over every axis of one array: ours one plan per axis, last axis first.
 MULTIDIMENSIONAL_ROWS = (("c2c 2-D", (4096, 4096)), ("r2c 2-D", (4096, 4096)),
                          ("c2c 3-D", (256, 256, 256)))
-GROUPS = ("c2c", "c2c four-step", "c2c Bluestein", "r2c", "c2r", "c2c 2-D", "r2c 2-D", "c2c 3-D")
+GROUPS = ("c2c", "c2c four-step", "c2c prime", "r2c", "c2r", "c2c 2-D", "r2c 2-D", "c2c 3-D")
 
 
 def throughput_rows(gib: float):
