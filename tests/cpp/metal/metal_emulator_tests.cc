@@ -117,9 +117,17 @@ void test_planner_decisions() {
   EXPECT(bluestein->dispatches[2].params.post_mode == FFT_FUSED_TIMES_TABLE);
   EXPECT(bluestein->table_bytes() >= (4099 + 8232) * 8);
   EXPECT(bluestein->scratch_bytes == 8232 * 8);
-  // no 7-smooth length in [2n - 1, 0.8 * 16384): the power of two
-  auto bluestein_pow2 = build_metal_plan(request_for(TransformKind::kC2C, 8191, 1));
-  EXPECT(bluestein_pow2->dispatches[0].params.n * bluestein_pow2->dispatches[1].params.n == 16384);
+  // no 7-smooth length in [2n - 1, 0.8 * 8192): the power of two (4092 = 4 * 3 * 11 * 31 has no
+  // four-step split, so 4093 is not Rader's)
+  auto bluestein_pow2 = build_metal_plan(request_for(TransformKind::kC2C, 4093, 1));
+  EXPECT(bluestein_pow2->dispatches[0].params.n * bluestein_pow2->dispatches[1].params.n == 8192);
+  // 8191 - 1 = 2 * 3^2 * 5 * 7 * 13 splits: Rader convolves 8190 points
+  auto rader = build_metal_plan(request_for(TransformKind::kC2C, 8191, 1));
+  EXPECT(rader->dispatches.size() == 3);
+  EXPECT(rader->dispatches[0].params.n * rader->dispatches[1].params.n == 8190);
+  EXPECT(rader->dispatches[0].params.pre_mode == FFT_FUSED_RADER_GATHER);
+  EXPECT(rader->dispatches[1].params.convolve == FFT_CONVOLVE_RADER);
+  EXPECT(rader->dispatches[2].params.post_mode == FFT_FUSED_RADER_SCATTER);
 
   // a convolution of length 196 >= 2 * 97 - 1 fits one group: one pass
   auto small_bluestein = build_metal_plan(request_for(TransformKind::kC2C, 97, 1));
