@@ -471,12 +471,15 @@ class Planner {
     const bool strided = std::uint64_t(in.side.g_mul) * in.side.elem_stride != 1 ||
                          std::uint64_t(out.side.g_mul) * out.side.elem_stride != 1;
     // A strided side takes at most 32 threads per transform where the length
-    // allows, so that a group holds 8 transforms or more (12289's 147-point
-    // passes: 21 threads ran 1.2 times faster than 49 on the H200); a
-    // contiguous side, at least kAcrossTransforms, for whole pieces along it.
+    // allows, so that a group holds 8 transforms or more (24696's 147-point
+    // pass: 21 threads ran 1.2 times faster than 49 on the H200). A contiguous
+    // side takes at least kAcrossTransforms, for whole pieces along it, and 8
+    // from 64 points (64 = 8 * 8 on 8 threads ran 1.23 times faster than
+    // 16 * 4 on 4: half the registers and threadgroup memory per transform).
+    const std::uint32_t least_threads = n >= 64 ? 2 * kAcrossTransforms : kAcrossTransforms;
     const metal_routes::StockhamShape shape =
         strided ? metal_routes::stockham_shape(n, kMaxGroupThreads / (2 * kAcrossTransforms))
-                : metal_routes::stockham_shape(n, kMaxGroupThreads, kAcrossTransforms);
+                : metal_routes::stockham_shape(n, kMaxGroupThreads, least_threads);
     const std::vector<std::uint32_t>& radices = shape.radices;
     const std::uint32_t threads_each = shape.threads;
     const char* kernel = stockham_kernel(radices);

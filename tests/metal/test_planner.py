@@ -44,7 +44,7 @@ def test_lengths_up_to_4096_with_small_factors_take_one_dispatch(n):
 def test_radices_prefer_sixteen_for_powers_of_two_else_eight_and_nine_for_powers_of_three():
     lengths = (4096, 2048, 64, 3072, 2187, 4095)
     radices = {n: plan(C2C, n).dispatches[0]["params"]["radices"] for n in lengths}
-    assert radices == {4096: [16, 16, 16], 2048: [16, 16, 8], 64: [16, 4], 3072: [8, 8, 8, 2, 3],
+    assert radices == {4096: [16, 16, 16], 2048: [16, 16, 8], 64: [8, 8], 3072: [8, 8, 8, 2, 3],
                        2187: [9, 9, 9, 3], 4095: [3, 3, 5, 7, 13]}
     assert sorted(plan(C2C, 2 * 3 * 5 * 7).dispatches[0]["params"]["radices"]) == [2, 3, 5, 7]
 
@@ -81,13 +81,13 @@ def test_threads_per_transform_divide_the_first_stage(n, threads):
     assert d["out"]["walk"] == ("along" if last_divides else "run")
 
 
-@pytest.mark.parametrize("n,radices", [(16, [4, 4]), (32, [8, 4])])
-def test_short_powers_of_two_take_four_threads_for_whole_pieces(n, radices):
-    """16 and 32 take 4 threads per transform, radices that both stage ends'
-    butterflies divide among them, and walk along their transforms: 32 bytes
-    at a time, in registers at both ends."""
+@pytest.mark.parametrize("n,radices,threads", [(16, [4, 4], 4), (32, [8, 4], 4), (64, [8, 8], 8)])
+def test_short_powers_of_two_take_threads_for_whole_pieces(n, radices, threads):
+    """16 and 32 take 4 threads per transform, 64 takes 8, with radices that
+    both stage ends' butterflies divide among them, and walk along their
+    transforms: 32 bytes at a time or more, in registers at both ends."""
     d = plan(C2C, n, batch=1000).dispatches[0]["params"]
-    assert (d["radices"], d["threads_per_transform"]) == (radices, 4)
+    assert (d["radices"], d["threads_per_transform"]) == (radices, threads)
     assert (d["in"]["walk"], d["out"]["walk"]) == ("along", "along")
 
 
