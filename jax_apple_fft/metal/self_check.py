@@ -103,6 +103,7 @@ CHECKS: tuple[Check, ...] = (
     Check("four-step, three passes", "fftn", (11**5,)),
     Check("Bluestein, one pass", "fftn", (17,)),
     Check("Bluestein, four-step", "ifftn", (4097,), norm="forward"),
+    Check("Rader", "fftn", (2113,)),
     Check("R2C, one pass", "rfftn", (2, 2048)),
     Check("R2C, unpack pass", "rfftn", (16384,)),
     Check("C2R, one pass", "irfftn", (2, 1025)),

@@ -34,6 +34,8 @@ ROUTES = {
     "Bluestein, one pass": lambda c: one_dispatch(c)["params"]["convolve"] == 1,
     "Bluestein, four-step": lambda c: [d["params"]["convolve"] for d in dispatches(c)]
         == [0, 1, 0],
+    "Rader": lambda c: [d["params"]["convolve"] for d in dispatches(c)] == [0, 2, 0]
+        and dispatches(c)[0]["params"]["pre_mode"] == "rader_gather",
     "R2C, one pass": lambda c: one_dispatch(c)["params"]["post_mode"] == "r2c_unpack",
     "R2C, unpack pass": lambda c: dispatches(c)[-1]["kernel"] == "fft_r2c_unpack",
     "C2R, one pass": lambda c: one_dispatch(c)["params"]["pre_mode"] == "c2r_pack",
