@@ -1,17 +1,17 @@
 // Pipeline constants: the shape and modes of a Stockham dispatch (length,
 // threads per transform, transforms per group, stages of each radix,
 // direction, fused operations, how each side is stored and walked, whether
-// batch entries interleave), fixed
-// when its pipeline is built so that the compiler folds them. Divisions by
-// them become shifts or multiplications, the stage loops unroll with every
-// span a constant, and the branches on modes disappear.
+// batch entries interleave), fixed when its pipeline is built so that the
+// compiler folds them. Divisions by them become shifts or multiplications,
+// the stage loops unroll with every span a constant, and the branches on
+// modes disappear.
 //
 // Metal takes them as function constants (MTLFunctionConstantValues at the
 // indices of fft_params.h), every one of them given and every one a uint: a
-// pipeline that fixes nothing has fft_fixed_shape false. A CUDA build takes them as one define,
-// -DFFT_PIPELINE_CONSTANTS=v0,v1,... in index order. Without fft_fixed_shape
-// (also in a build without the define: the emulator) the kernels read the
-// same values from FftParams.
+// pipeline that fixes nothing has fft_fixed_shape false. A CUDA build takes
+// them as one define, -DFFT_PIPELINE_CONSTANTS=v0,v1,... in index order.
+// Without fft_fixed_shape (also in a build without the define: the
+// emulator) the kernels read the same values from FftParams.
 #pragma once
 
 #include "fft_params.h"

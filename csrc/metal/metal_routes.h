@@ -9,7 +9,7 @@
 //   four-step, two passes of at most 4096 each;
 //   Rader, for a prime n whose n - 1 takes a four-step split, where
 //   Bluestein's convolution would not fit one group: a convolution of n - 1
-//   points in three passes, and a sum for bin 0;
+//   points in three passes, which carry bin 0 beside it;
 //   Bluestein, a convolution of a length m >= 2n - 1 that one of the above
 //   routes takes.
 // Real transforms of even n run a half-length complex transform with the
