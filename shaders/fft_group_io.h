@@ -64,24 +64,28 @@ struct TransformSide {
   uint first;    // global index of local element 0 (residue * r_mul)
 };
 
-inline TransformSide transform_side(constant FftSide& s, constant FftParams& p, uint transform) {
+inline TransformSide transform_side(constant FftSide& s, uint layout, constant FftParams& p,
+                                    uint transform) {
   TransformSide t;
+  const uint per_batch = dispatch_per_batch(p);
+  const bool one_inner = (layout & FFT_LAYOUT_ONE_INNER) != 0u;
   if (!dispatch_interleaves(p)) {
-    t.base = side_base(s, transform / p.per_batch);
-    t.residue = transform % p.per_batch;
+    t.base = side_base(s, transform / per_batch, one_inner);
+    t.residue = transform % per_batch;
   } else {
     uint set = transform / p.batch_interleave;  // its interleaved batch entries' transforms
-    t.base = side_base(s, set / p.per_batch * p.batch_interleave + transform % p.batch_interleave);
-    t.residue = set % p.per_batch;
+    t.base = side_base(s, set / per_batch * p.batch_interleave + transform % p.batch_interleave,
+                       one_inner);
+    t.residue = set % per_batch;
   }
   t.first = t.residue * s.r_mul;
   return t;
 }
 
 // Float index of the group's first element under FFT_WALK_RUN.
-inline uint run_start(constant FftSide& s, uint kind, constant FftParams& p,
+inline uint run_start(constant FftSide& s, uint kind, uint layout, constant FftParams& p,
                       uint first_transform) {
-  TransformSide t = transform_side(s, p, first_transform);
+  TransformSide t = transform_side(s, layout, p, first_transform);
   return kind == FFT_SIDE_COMPLEX ? 2u * (t.base + t.first) : t.base + 2u * t.first;
 }
 
@@ -117,15 +121,16 @@ inline float2 four_step_twiddle(constant FftParams& p, device const float2* coar
                   dispatch_inverse(p));
 }
 
-// Element i of a transform as loaded: zero where the transform is absent or
-// its global index g is beyond `valid`; Rader's gather reads the element the
-// pre table names.
+// Element i (< n) of a transform as loaded: zero where the transform is
+// absent or its global index g is beyond `valid`; Rader's gather reads the
+// element the pre table names.
 inline float2 read_input(constant FftParams& p, StockhamBuffers io, TransformSide t, bool present,
                          uint i) {
-  uint g = i * p.in.g_mul + t.first;
-  if (!present || g >= p.in.valid) return float2(0.0f, 0.0f);
+  const bool dense = (dispatch_in_layout(p) & FFT_LAYOUT_DENSE) != 0u;
+  uint g = dense ? i + t.first : i * p.in.g_mul + t.first;
+  if (!present || (!dense && g >= p.in.valid)) return float2(0.0f, 0.0f);
   uint at = dispatch_pre_mode(p) == FFT_FUSED_RADER_GATHER ? uint(io.pre[g].x) : g;
-  return read_kind(io.in, dispatch_in_kind(p), t.base, at, p.in.elem_stride);
+  return read_kind(io.in, dispatch_in_kind(p), t.base, at, dense ? 1u : p.in.elem_stride);
 }
 
 // The pre-operation on element i of a transform, v as loaded (the C2R pack
@@ -134,8 +139,9 @@ inline float2 pre_operation(constant FftParams& p, StockhamBuffers io, Transform
                             float2 v) {
   uint mode = dispatch_pre_mode(p);
   if (mode == FFT_FUSED_TIMES_TABLE) {
-    uint g = i * p.in.g_mul + t.first;
-    return g < p.in.valid ? complex_mul(v, io.pre[g]) : v;
+    const bool dense = (dispatch_in_layout(p) & FFT_LAYOUT_DENSE) != 0u;
+    uint g = dense ? i + t.first : i * p.in.g_mul + t.first;
+    return dense || g < p.in.valid ? complex_mul(v, io.pre[g]) : v;
   }
   if (mode == FFT_FUSED_FOUR_STEP_TWIDDLE) {
     return complex_mul(v, four_step_twiddle(p, io.pre, io.extra, i, t.residue));
@@ -149,7 +155,7 @@ inline void load_group(constant FftParams& p, StockhamBuffers io, threadgroup fl
                        uint tid, uint first_transform) {
   float2 values[FFT_MAX_THREAD_VALUES];
   if (dispatch_in_walk(p) == FFT_WALK_RUN) {
-    uint start = run_start(p.in, dispatch_in_kind(p), p, first_transform);
+    uint start = run_start(p.in, dispatch_in_kind(p), dispatch_in_layout(p), p, first_transform);
     uint count = present_transforms(p, first_transform) * dispatch_n(p);
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
@@ -168,7 +174,7 @@ inline void load_group(constant FftParams& p, StockhamBuffers io, threadgroup fl
   StageThread at = walk_thread<kSwizzle>(p, dispatch_in_walk(p), tid);
   uint transform = first_transform + at.local;
   bool present = transform < p.transforms;
-  TransformSide t = transform_side(p.in, p, transform);
+  TransformSide t = transform_side(p.in, dispatch_in_layout(p), p, transform);
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
     uint i = at.rank + c * dispatch_threads_per_transform(p);
@@ -192,7 +198,7 @@ inline StageThread load_first_stage(constant FftParams& p, StockhamBuffers io, u
   StageThread at = walk_thread<kSwizzle>(p, dispatch_in_walk(p), tid);
   uint transform = first_transform + at.local;
   bool present = transform < p.transforms;
-  TransformSide t = transform_side(p.in, p, transform);
+  TransformSide t = transform_side(p.in, dispatch_in_layout(p), p, transform);
   const uint butterflies = dispatch_n(p) / R;
   FFT_UNROLL
   for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
@@ -217,15 +223,17 @@ inline StageThread load_first_stage(constant FftParams& p, StockhamBuffers io, u
 // nothing beyond `valid` (Rader's scatter: at the element the post table names).
 inline void store_value(constant FftParams& p, StockhamBuffers io, TransformSide t, uint i,
                         float2 v) {
-  uint g = i * p.out.g_mul + t.first;
-  if (dispatch_post_mode(p) == FFT_FUSED_RADER_SCATTER) g = uint(io.post[g].x);
-  if (g >= p.out.valid) return;
+  const bool dense = (dispatch_out_layout(p) & FFT_LAYOUT_DENSE) != 0u;
+  const bool scatter = dispatch_post_mode(p) == FFT_FUSED_RADER_SCATTER;
+  uint g = dense ? i + t.first : i * p.out.g_mul + t.first;
+  if (scatter) g = uint(io.post[g].x);
+  if ((scatter || !dense) && g >= p.out.valid) return;
   if (dispatch_post_mode(p) == FFT_FUSED_TIMES_TABLE) {
     v = complex_mul(v, io.post[g]);
   } else if (dispatch_post_mode(p) == FFT_FUSED_FOUR_STEP_TWIDDLE) {
     v = complex_mul(v, four_step_twiddle(p, io.post, io.extra, i, t.residue));
   }
-  write_kind(io.out, dispatch_out_kind(p), t.base, g, p.out.elem_stride, v * p.scale);
+  write_kind(io.out, dispatch_out_kind(p), t.base, g, dense ? 1u : p.out.elem_stride, v * p.scale);
 }
 
 // Rader's first and last passes carry bin 0 beside the convolution: the
@@ -237,7 +245,7 @@ inline void store_rader_extra(constant FftParams& p, StockhamBuffers io, uint tr
   const bool first = dispatch_pre_mode(p) == FFT_FUSED_RADER_GATHER;
   const bool last = dispatch_post_mode(p) == FFT_FUSED_RADER_SCATTER;
   if ((!first && !last) || rank != 0u || out.residue != 0u) return;
-  TransformSide in = transform_side(p.in, p, transform);
+  TransformSide in = transform_side(p.in, dispatch_in_layout(p), p, transform);
   float2 v = read_kind(io.in, dispatch_in_kind(p), in.base, first ? 0u : p.in.valid,
                        p.in.elem_stride);
   write_kind(io.out, dispatch_out_kind(p), out.base, first ? p.out.valid : 0u, p.out.elem_stride,
@@ -252,7 +260,7 @@ inline void store_last_stage(constant FftParams& p, StockhamBuffers io, StageThr
                              uint first_transform, thread StageValues<R>& s) {
   uint transform = first_transform + at.local;
   if (transform >= p.transforms) return;
-  TransformSide t = transform_side(p.out, p, transform);
+  TransformSide t = transform_side(p.out, dispatch_out_layout(p), p, transform);
   const uint butterflies = dispatch_n(p) / R;
   FFT_UNROLL
   for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
@@ -280,7 +288,7 @@ template <bool kSwizzle>
 inline void store_group(constant FftParams& p, StockhamBuffers io, threadgroup float2* shared,
                         uint tid, uint first_transform) {
   if (dispatch_out_walk(p) == FFT_WALK_RUN) {
-    uint start = run_start(p.out, dispatch_out_kind(p), p, first_transform);
+    uint start = run_start(p.out, dispatch_out_kind(p), dispatch_out_layout(p), p, first_transform);
     uint count = present_transforms(p, first_transform) * dispatch_n(p);
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
@@ -295,7 +303,7 @@ inline void store_group(constant FftParams& p, StockhamBuffers io, threadgroup f
   StageThread at = walk_thread<kSwizzle>(p, dispatch_out_walk(p), tid);
   uint transform = first_transform + at.local;
   if (transform >= p.transforms) return;
-  TransformSide t = transform_side(p.out, p, transform);
+  TransformSide t = transform_side(p.out, dispatch_out_layout(p), p, transform);
   const uint n = dispatch_n(p);
   const uint transform_threads = dispatch_threads_per_transform(p);
   if (dispatch_post_mode(p) == FFT_FUSED_R2C_UNPACK) {

@@ -15,6 +15,15 @@ inline uint slot(uint f) {
   return kSwizzle ? f ^ (((f >> 4u) ^ (f >> 8u)) & 15u) : f;
 }
 
+// The slot of f + c from the slot of f, where f and c have no bit in common
+// (then f + c = f ^ c, and the swizzle is linear over XOR). A stage reaches
+// its elements as one such f per butterfly plus constants c, so each access
+// costs one XOR with a constant, not a swizzle.
+template <bool kSwizzle>
+inline uint slot_plus(uint slot_f, uint c) {
+  return kSwizzle ? slot_f ^ slot<true>(c) : slot_f + c;
+}
+
 // The dispatch's transform_pitch (fft_params.h).
 template <bool kSwizzle>
 inline uint dispatch_transform_pitch(constant FftParams& p) {

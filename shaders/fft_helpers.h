@@ -32,7 +32,10 @@ inline float2 c2r_packed_value(float2 bin, float2 mirror, float2 w) {
   return (bin + mirror) + float2(-odd.y, odd.x);
 }
 
-inline uint side_base(constant FftSide& s, uint batch) {
+// Float index of batch entry `batch`'s element 0 (fft_params.h's base(b));
+// one_inner where the pipeline knows inner_count is 1.
+inline uint side_base(constant FftSide& s, uint batch, bool one_inner = false) {
+  if (one_inner) return batch * s.outer_stride;
   return (batch / s.inner_count) * s.outer_stride + (batch % s.inner_count) * s.inner_stride;
 }
 

@@ -49,8 +49,11 @@ using uint = std::uint32_t;
 #define FFT_CONSTANT_OUT_KIND 19u
 #define FFT_CONSTANT_OUT_WALK 20u
 #define FFT_CONSTANT_INTERLEAVED 21u  // 1 where batch_interleave > 1
-#define FFT_CONSTANT_FIXED_SHAPE 22u
-#define FFT_CONSTANT_COUNT 23u
+#define FFT_CONSTANT_PER_BATCH 22u
+#define FFT_CONSTANT_IN_LAYOUT 23u   // side_layout of each side
+#define FFT_CONSTANT_OUT_LAYOUT 24u
+#define FFT_CONSTANT_FIXED_SHAPE 25u
+#define FFT_CONSTANT_COUNT 26u
 
 // How a side's values are stored.
 #define FFT_SIDE_COMPLEX 0u     // float2 elements
@@ -124,6 +127,21 @@ struct FftSide {
   uint outer_stride;
   uint walk;
 };
+
+// What a side's layout spares each element's access (side_layout): a
+// pipeline that fixes it drops the index multiplications and the bounds
+// check of a dense side, and the division of a side of one inner batch.
+#define FFT_LAYOUT_DENSE 1u      // g_mul = elem_stride = 1, and every element of the
+                                 // dispatch's transforms is valid
+#define FFT_LAYOUT_ONE_INNER 2u  // inner_count = 1: base(b) = b * outer_stride
+inline uint side_layout(FftSide s, uint n, uint per_batch) {
+  const bool unit = s.g_mul == 1u && s.elem_stride == 1u;
+  // (n - 1) + (per_batch - 1) * r_mul < valid, without overflow
+  const bool all_valid =
+      n <= s.valid && (s.r_mul == 0u || per_batch - 1u <= (s.valid - n) / s.r_mul);
+  return (unit && all_valid ? FFT_LAYOUT_DENSE : 0u) |
+         (s.inner_count == 1u ? FFT_LAYOUT_ONE_INNER : 0u);
+}
 
 struct FftParams {
   uint n;  // transform length of this dispatch (the real length for real kernels)

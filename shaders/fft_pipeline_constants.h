@@ -1,7 +1,7 @@
 // Pipeline constants: the shape and modes of a Stockham dispatch (length,
 // threads per transform, transforms per group, stages of each radix,
-// direction, fused operations, how each side is stored and walked, whether
-// batch entries interleave), fixed when its pipeline is built so that the
+// direction, fused operations, how each side is stored, walked and laid
+// out, transforms per batch entry and whether batch entries interleave), fixed when its pipeline is built so that the
 // compiler folds them. Divisions by them become shifts or multiplications,
 // the stage loops unroll with every span a constant, and the branches on
 // modes disappear.
@@ -40,6 +40,9 @@ constant uint fixed_in_walk [[function_constant(FFT_CONSTANT_IN_WALK)]];
 constant uint fixed_out_kind [[function_constant(FFT_CONSTANT_OUT_KIND)]];
 constant uint fixed_out_walk [[function_constant(FFT_CONSTANT_OUT_WALK)]];
 constant uint fixed_interleaved [[function_constant(FFT_CONSTANT_INTERLEAVED)]];
+constant uint fixed_per_batch [[function_constant(FFT_CONSTANT_PER_BATCH)]];
+constant uint fixed_in_layout [[function_constant(FFT_CONSTANT_IN_LAYOUT)]];
+constant uint fixed_out_layout [[function_constant(FFT_CONSTANT_OUT_LAYOUT)]];
 constant uint fixed_shape_word [[function_constant(FFT_CONSTANT_FIXED_SHAPE)]];
 constant bool fft_fixed_shape = fixed_shape_word != 0u;
 #else
@@ -71,6 +74,9 @@ constexpr uint fixed_in_walk = fixed_constants[FFT_CONSTANT_IN_WALK];
 constexpr uint fixed_out_kind = fixed_constants[FFT_CONSTANT_OUT_KIND];
 constexpr uint fixed_out_walk = fixed_constants[FFT_CONSTANT_OUT_WALK];
 constexpr uint fixed_interleaved = fixed_constants[FFT_CONSTANT_INTERLEAVED];
+constexpr uint fixed_per_batch = fixed_constants[FFT_CONSTANT_PER_BATCH];
+constexpr uint fixed_in_layout = fixed_constants[FFT_CONSTANT_IN_LAYOUT];
+constexpr uint fixed_out_layout = fixed_constants[FFT_CONSTANT_OUT_LAYOUT];
 #endif
 
 // The dispatch's shape and modes, from the pipeline where it fixes them.
@@ -113,6 +119,15 @@ inline uint dispatch_out_walk(constant FftParams& p) {
 }
 inline bool dispatch_interleaves(constant FftParams& p) {
   return fft_fixed_shape ? fixed_interleaved != 0u : p.batch_interleave != 1u;
+}
+inline uint dispatch_per_batch(constant FftParams& p) {
+  return fft_fixed_shape ? fixed_per_batch : p.per_batch;
+}
+inline uint dispatch_in_layout(constant FftParams& p) {
+  return fft_fixed_shape ? fixed_in_layout : side_layout(p.in, p.n, p.per_batch);
+}
+inline uint dispatch_out_layout(constant FftParams& p) {
+  return fft_fixed_shape ? fixed_out_layout : side_layout(p.out, p.n, p.per_batch);
 }
 
 // Stages of radix R in a pipeline that fixes the shape.

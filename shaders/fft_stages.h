@@ -73,8 +73,11 @@ inline void gather_stage(constant FftParams& p, threadgroup float2* data, StageT
   for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
     uint j = at.rank + b * dispatch_threads_per_transform(p);
     if (j >= butterflies) continue;
+    // j < butterflies, a power of two in the swizzled kernel, and the
+    // offset a multiple of n: no bit in common with r * butterflies.
+    const uint first = slot<kPowerOfTwo>(at.offset + j);
     FFT_UNROLL
-    for (uint r = 0u; r < R; ++r) s.v[b][r] = data[slot<kPowerOfTwo>(at.offset + j + r * butterflies)];
+    for (uint r = 0u; r < R; ++r) s.v[b][r] = data[slot_plus<kPowerOfTwo>(first, r * butterflies)];
   }
 }
 
@@ -90,9 +93,13 @@ inline void gather_packed_stage(constant FftParams& p, threadgroup float2* data,
   const uint h = dispatch_n(p);
   const uint butterflies = h / R;
   uint transform = first_transform + at.local;
-  TransformSide t = transform_side(p.in, p, transform);
+  TransformSide t = transform_side(p.in, dispatch_in_layout(p), p, transform);
+  // Bin h lies beyond the n elements a dense side promises: checked here.
   float2 nyquist = float2(0.0f, 0.0f);
-  if (at.rank == 0u) nyquist = read_input(p, io, t, transform < p.transforms, h);
+  uint g_nyquist = h * p.in.g_mul + t.first;
+  if (at.rank == 0u && transform < p.transforms && g_nyquist < p.in.valid) {
+    nyquist = read_kind(io.in, dispatch_in_kind(p), t.base, g_nyquist, p.in.elem_stride);
+  }
   FFT_UNROLL
   for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
     uint j = at.rank + b * dispatch_threads_per_transform(p);
@@ -121,9 +128,11 @@ inline void scatter_stage(constant FftParams& p, threadgroup float2* data, Stage
     uint j = at.rank + b * dispatch_threads_per_transform(p);
     if (j >= butterflies) continue;
     uint sub = kPowerOfTwo ? j >> span_shift : j / span_in;
-    uint first = at.offset + sub * span_in * R + (j - sub * span_in);
+    // The first output's index is a multiple of span_in * R plus a residue
+    // below span_in: no bit in common with r * span_in (powers of two).
+    const uint first = slot<kPowerOfTwo>(at.offset + sub * span_in * R + (j - sub * span_in));
     FFT_UNROLL
-    for (uint r = 0u; r < R; ++r) data[slot<kPowerOfTwo>(first + r * span_in)] = s.v[b][r];
+    for (uint r = 0u; r < R; ++r) data[slot_plus<kPowerOfTwo>(first, r * span_in)] = s.v[b][r];
   }
 }
 
