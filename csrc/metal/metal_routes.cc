@@ -7,7 +7,7 @@
 
 namespace jax_apple_fft::metal_routes {
 
-std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n, bool nines) {
+std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n) {
   std::vector<std::uint32_t> radices;
   if ((n & (n - 1)) == 0) {
     while (n % 16 == 0) radices.push_back(16), n /= 16;
@@ -15,7 +15,7 @@ std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n, bool
   while (n % 8 == 0) radices.push_back(8), n /= 8;
   if (n % 4 == 0) radices.push_back(4), n /= 4;
   if (n % 2 == 0) radices.push_back(2), n /= 2;
-  while (nines && n % 9 == 0) radices.push_back(9), n /= 9;
+  while (n % 9 == 0) radices.push_back(9), n /= 9;
   for (std::uint32_t p : {3u, 5u, 7u, 11u, 13u}) {
     while (n % p == 0) radices.push_back(p), n /= p;
   }
@@ -166,12 +166,6 @@ StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads,
       while (rest % radix == 0 && rest > 1) shape.radices.push_back(radix), rest /= radix;
     }
     shape.threads = least_threads;
-    return shape;
-  }
-  if (!shape.first_stage_divides() && !shape.last_stage_divides() &&
-      std::count(shape.radices.begin(), shape.radices.end(), 9u) > 0) {
-    shape.radices = *stockham_radices(n, false);
-    shape.threads = threads_per_transform(n, shape.radices, most_threads);
   }
   return shape;
 }

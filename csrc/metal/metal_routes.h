@@ -33,9 +33,9 @@ inline constexpr std::uint64_t kThreadgroupElements = FFT_THREADGROUP_ELEMENTS;
 inline constexpr std::uint64_t kCoalescedLength = kThreadgroupElements / 4;
 
 // Stockham radices for n in the kernels' order (16s for lengths 2^k, else
-// 8s; then 4, 2, 9s where `nines`, and odd primes ascending), or nothing if
+// 8s; then 4, 2, 9s and odd primes ascending), or nothing if
 // n has a prime factor above 13.
-std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n, bool nines = true);
+std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n);
 
 // Whether one Stockham pass in one threadgroup takes length n.
 bool fits_one_group(std::uint64_t n);
@@ -76,10 +76,10 @@ inline constexpr std::uint32_t kMaxTransformThreads = 256;
 // else that divide one of them; else the fewest that give no stage more
 // than FFT_MAX_THREAD_VALUES values per thread.
 //
-// Radix 9 for factors 3^2 where either stage end then meets device memory
-// in registers; else radix 3, whose threads share the butterflies evenly
-// (729 in a strided pass: radix 9 on 64 threads ran 1.2 times slower on
-// the H200).
+// Radix 9 for factors 3^2, also where no thread count divides a stage end:
+// half the exchanges of radix 3 outweigh the uneven share of butterflies
+// (on the H200, 3^12's strided 729-point passes ran 1.05 times faster,
+// 3969 1.3 and 1401's Bluestein passes 1.7).
 //
 // A power of two of 16 or more that the rule above gives fewer than
 // `least_threads` threads takes that many, with radices of at most

@@ -247,17 +247,26 @@ MULTIDIMENSIONAL_ROWS = (("c2c 2-D", (4096, 4096)), ("r2c 2-D", (4096, 4096)),
 GROUPS = ("c2c", "c2c four-step", "c2c prime", "r2c", "c2r", "c2c 2-D", "r2c 2-D", "c2c 3-D")
 
 
-def throughput_rows(gib: float):
-    """(label, n, batch): `gib` GiB of complex64 per row, half that above 4096 points."""
+def row_batch(n: int, gib: float) -> int:
+    """Transforms of length n in `gib` GiB of complex64, half that above 4096 points."""
     elements = int(gib * (1 << 30)) // 8
+    return max(1, elements // n if n <= 4096 else elements // (2 * n))
+
+
+def throughput_rows(gib: float):
+    """(label, n, batch) of the table's one-dimensional rows."""
     for label, n in THROUGHPUT_ROWS:
-        yield label, n, max(1, elements // n if n <= 4096 else elements // (2 * n))
+        yield label, n, row_batch(n, gib)
 
 
 def planned_rows(runner: CudaPlanRunner, gib: float, only: str | None, lengths: set[int] | None):
     """(label, size, kind name, input shape, output shape, [(plan, in shape, out shape)])
-    of each throughput row: one plan per transformed axis."""
-    for label, n, batch in throughput_rows(gib):
+    of each throughput row: one plan per transformed axis. `lengths` picks the
+    table's rows of those lengths, and a c2c row of `gib` for any other."""
+    rows = list(throughput_rows(gib))
+    rows += [("c2c", n, row_batch(n, gib))
+             for n in sorted(lengths or ()) if n not in {row[1] for row in rows}]
+    for label, n, batch in rows:
         if (only and not label.startswith(only)) or (lengths and n not in lengths):
             continue
         kind = {"r2c": R2C, "c2r": C2R}.get(label, C2C)
@@ -466,7 +475,8 @@ def main() -> int:
     parser.add_argument("--gib", type=float, default=1.0,
                         help="input size of each throughput row, GiB of complex64")
     parser.add_argument("--only", help="throughput rows whose label starts with this")
-    parser.add_argument("--lengths", type=int, nargs="+", help="throughput rows of these n only")
+    parser.add_argument("--lengths", type=int, nargs="+",
+                        help="throughput rows of these n only (a c2c row for n the table lacks)")
     parser.add_argument("--nvrtc-option", action="append", default=[],
                         help="an extra NVRTC option for the kernels (repeatable)")
     parser.add_argument("--variant-shaders", type=pathlib.Path, metavar="DIR",
