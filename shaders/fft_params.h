@@ -134,13 +134,16 @@ struct FftSide {
 #define FFT_LAYOUT_DENSE 1u      // g_mul = elem_stride = 1, and every element of the
                                  // dispatch's transforms is valid
 #define FFT_LAYOUT_ONE_INNER 2u  // inner_count = 1: base(b) = b * outer_stride
-inline uint side_layout(FftSide s, uint n, uint per_batch) {
-  const bool unit = s.g_mul == 1u && s.elem_stride == 1u;
+// Of a side's fields, for a dispatch of length n and per_batch transforms per
+// batch entry (fields, not the struct: a Metal caller's struct lives in the
+// constant address space, the planner's in thread memory).
+inline uint side_layout(uint g_mul, uint elem_stride, uint valid, uint r_mul, uint inner_count,
+                        uint n, uint per_batch) {
+  const bool unit = g_mul == 1u && elem_stride == 1u;
   // (n - 1) + (per_batch - 1) * r_mul < valid, without overflow
-  const bool all_valid =
-      n <= s.valid && (s.r_mul == 0u || per_batch - 1u <= (s.valid - n) / s.r_mul);
+  const bool all_valid = n <= valid && (r_mul == 0u || per_batch - 1u <= (valid - n) / r_mul);
   return (unit && all_valid ? FFT_LAYOUT_DENSE : 0u) |
-         (s.inner_count == 1u ? FFT_LAYOUT_ONE_INNER : 0u);
+         (inner_count == 1u ? FFT_LAYOUT_ONE_INNER : 0u);
 }
 
 struct FftParams {

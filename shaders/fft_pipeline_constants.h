@@ -123,11 +123,14 @@ inline bool dispatch_interleaves(constant FftParams& p) {
 inline uint dispatch_per_batch(constant FftParams& p) {
   return fft_fixed_shape ? fixed_per_batch : p.per_batch;
 }
+inline uint params_side_layout(constant FftSide& s, constant FftParams& p) {
+  return side_layout(s.g_mul, s.elem_stride, s.valid, s.r_mul, s.inner_count, p.n, p.per_batch);
+}
 inline uint dispatch_in_layout(constant FftParams& p) {
-  return fft_fixed_shape ? fixed_in_layout : side_layout(p.in, p.n, p.per_batch);
+  return fft_fixed_shape ? fixed_in_layout : params_side_layout(p.in, p);
 }
 inline uint dispatch_out_layout(constant FftParams& p) {
-  return fft_fixed_shape ? fixed_out_layout : side_layout(p.out, p.n, p.per_batch);
+  return fft_fixed_shape ? fixed_out_layout : params_side_layout(p.out, p);
 }
 
 // Stages of radix R in a pipeline that fixes the shape.

@@ -71,8 +71,12 @@ std::vector<std::uint32_t> stockham_pipeline_constants(const FftParams& p) {
   constants[FFT_CONSTANT_OUT_WALK] = p.out.walk;
   constants[FFT_CONSTANT_INTERLEAVED] = p.batch_interleave > 1 ? 1 : 0;
   constants[FFT_CONSTANT_PER_BATCH] = p.per_batch;
-  constants[FFT_CONSTANT_IN_LAYOUT] = shaders::side_layout(p.in, p.n, p.per_batch);
-  constants[FFT_CONSTANT_OUT_LAYOUT] = shaders::side_layout(p.out, p.n, p.per_batch);
+  const auto layout = [&](const FftSide& s) {
+    return shaders::side_layout(s.g_mul, s.elem_stride, s.valid, s.r_mul, s.inner_count, p.n,
+                                p.per_batch);
+  };
+  constants[FFT_CONSTANT_IN_LAYOUT] = layout(p.in);
+  constants[FFT_CONSTANT_OUT_LAYOUT] = layout(p.out);
   return constants;
 }
 
