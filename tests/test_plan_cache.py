@@ -14,6 +14,7 @@ import textwrap
 import time
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -523,3 +524,27 @@ def test_four_step_plans_keep_tables_of_about_sqrt_n():
     small, large = plan_bytes(2**18), plan_bytes(2**24)
     assert large < 2**24 * 8 // 32, large  # an n-point complex64 table alone is 2**24 * 8
     assert large < 16 * small, (small, large)  # n grows 64-fold, sqrt(n) 8-fold
+
+
+def test_default_budget_is_an_eighth_of_physical_memory():
+    physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    assert af.PlanCache().max_bytes == max(256 << 20, physical // 8)
+
+
+def test_default_budget_keeps_a_long_prime_lines_scratch_between_calls():
+    """An 8388593-point complex64 line (Bluestein) needs about 540 MB of plan
+    and scratch: the default budget keeps its scratch for the next call,
+    where 256 MiB freed it after every call (and the call re-faulted it)."""
+    n = 8388593
+    x = jnp.asarray(np.random.default_rng(0).standard_normal(n).astype(np.complex64))
+    small = af.PlanCache(max_bytes=256 << 20)
+    default = af.PlanCache()
+    if os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") < 8 << 30:
+        pytest.skip("physical memory below 8 GiB: the default budget is below this line's needs")
+    for cache in (small, default):
+        f = jax.jit(lambda v, cache=cache: af.fft(v, cache=cache))
+        f(x).block_until_ready()
+        f(x).block_until_ready()
+    assert small.stats().scratch_bytes < 1 << 20
+    stats = default.stats()
+    assert stats.scratch_bytes > 256 << 20 and stats.transient_scratch == 0

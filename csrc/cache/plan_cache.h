@@ -38,6 +38,8 @@ class CacheClosedError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A cache's bounds. The Python API and the default cache take
+// default_max_bytes() (cache_registry.h) where no budget is given.
 struct CacheLimits {
   std::size_t max_entries = 256;
   std::size_t max_bytes = std::size_t(256) << 20;

@@ -89,6 +89,8 @@ class PlanCache:
     Args:
       max_entries: most plans kept at once.
       max_bytes: most bytes kept at once (plans and retained scratch).
+        Defaults to an eighth of physical memory, at least 256 MiB: a
+        transform's scratch is kept for its next call only within it.
       threads: threads a transform may use, counting the calling thread
         (at most 65536). Defaults to the cores this process may run on.
 
