@@ -16,6 +16,11 @@ PRECISIONS: tuple[Precision, ...] = ("f32", "f64")
 # comparable work and every row is large enough to time reliably.
 ELEMENTS_PER_1D_ROW = 2**21
 ONE_D_LENGTHS = sorted([2**k for k in range(4, 21)] + [1000, 1536, 4095, 65537])
+# Lengths of no family above: with a large prime factor (12345 = 3 * 5 * 823),
+# mixed radices (5000, 98304), and a long prime line whose p - 1 has a large
+# factor, so that it takes Bluestein (16777213 - 1 = 4 * 3 * 23 * 89 * 683).
+OTHER_LENGTHS = (5000, 12345, 98304)
+LONG_PRIME = 16777213
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,7 +71,7 @@ class Row:
 
     @property
     def name(self) -> str:
-        if self.group in ("1d", "tiny", "ortho", "lone"):
+        if self.group in ("1d", "tiny", "ortho", "lone", "other", "prime"):
             size = f"n{self.lengths[0]}x{self.transforms}"
         else:
             size = "x".join(map(str, self.shape))
@@ -95,6 +100,9 @@ def full_suite() -> list[Row]:
             rows.append(_one_d(kind, precision, 64, group="tiny", batch=1))
             # One long line: fewer lines than threads.
             rows.append(_one_d(kind, precision, 1 << 20, group="lone", batch=1))
+            rows += [_one_d(kind, precision, n, group="other") for n in OTHER_LENGTHS]
+            if kind == "c2c":  # about two minutes a row, most of it numpy's and scipy's
+                rows.append(_one_d(kind, precision, LONG_PRIME, group="prime", batch=1))
     return rows
 
 
