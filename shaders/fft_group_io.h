@@ -121,9 +121,9 @@ inline float2 four_step_twiddle(constant FftParams& p, device const float2* coar
                   dispatch_inverse(p));
 }
 
-// Element i (< n) of a transform as loaded: zero where the transform is
-// absent or its global index g is beyond `valid`; Rader's gather reads the
-// element the pre table names.
+// Element i of a transform as loaded (i < side_touched): zero where the
+// transform is absent or its global index g is beyond `valid`; Rader's
+// gather reads the element the pre table names.
 inline float2 read_input(constant FftParams& p, StockhamBuffers io, TransformSide t, bool present,
                          uint i) {
   const bool dense = (dispatch_in_layout(p) & FFT_LAYOUT_DENSE) != 0u;

@@ -134,14 +134,22 @@ struct FftSide {
 #define FFT_LAYOUT_DENSE 1u      // g_mul = elem_stride = 1, and every element of the
                                  // dispatch's transforms is valid
 #define FFT_LAYOUT_ONE_INNER 2u  // inner_count = 1: base(b) = b * outer_stride
-// Of a side's fields, for a dispatch of length n and per_batch transforms per
-// batch entry (fields, not the struct: a Metal caller's struct lives in the
-// constant address space, the planner's in thread memory).
+// Elements per transform a side's accesses reach: n, and n + 1 where the side
+// holds the bins 0..n of a real transform of 2n points (the C2R pack's input,
+// the R2C unpack's output).
+inline uint side_touched(uint n, uint mode, uint real_bins_mode) {
+  return mode == real_bins_mode ? n + 1u : n;
+}
+// Of a side's fields, for transforms that touch `touched` elements of it
+// (side_touched) and per_batch transforms per batch entry (fields, not the
+// struct: a Metal caller's struct lives in the constant address space, the
+// planner's in thread memory).
 inline uint side_layout(uint g_mul, uint elem_stride, uint valid, uint r_mul, uint inner_count,
-                        uint n, uint per_batch) {
+                        uint touched, uint per_batch) {
   const bool unit = g_mul == 1u && elem_stride == 1u;
-  // (n - 1) + (per_batch - 1) * r_mul < valid, without overflow
-  const bool all_valid = n <= valid && (r_mul == 0u || per_batch - 1u <= (valid - n) / r_mul);
+  // (touched - 1) + (per_batch - 1) * r_mul < valid, without overflow
+  const bool all_valid =
+      touched <= valid && (r_mul == 0u || per_batch - 1u <= (valid - touched) / r_mul);
   return (unit && all_valid ? FFT_LAYOUT_DENSE : 0u) |
          (inner_count == 1u ? FFT_LAYOUT_ONE_INNER : 0u);
 }

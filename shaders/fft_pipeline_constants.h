@@ -1,10 +1,10 @@
 // Pipeline constants: the shape and modes of a Stockham dispatch (length,
 // threads per transform, transforms per group, stages of each radix,
 // direction, fused operations, how each side is stored, walked and laid
-// out, transforms per batch entry and whether batch entries interleave), fixed when its pipeline is built so that the
-// compiler folds them. Divisions by them become shifts or multiplications,
-// the stage loops unroll with every span a constant, and the branches on
-// modes disappear.
+// out, transforms per batch entry and whether batch entries interleave),
+// fixed when its pipeline is built so that the compiler folds them.
+// Divisions by them become shifts or multiplications, the stage loops
+// unroll with every span a constant, and the branches on modes disappear.
 //
 // Metal takes them as function constants (MTLFunctionConstantValues at the
 // indices of fft_params.h), every one of them given and every one a uint: a
@@ -123,14 +123,17 @@ inline bool dispatch_interleaves(constant FftParams& p) {
 inline uint dispatch_per_batch(constant FftParams& p) {
   return fft_fixed_shape ? fixed_per_batch : p.per_batch;
 }
-inline uint params_side_layout(constant FftSide& s, constant FftParams& p) {
-  return side_layout(s.g_mul, s.elem_stride, s.valid, s.r_mul, s.inner_count, p.n, p.per_batch);
+inline uint params_side_layout(constant FftSide& s, uint touched, constant FftParams& p) {
+  return side_layout(s.g_mul, s.elem_stride, s.valid, s.r_mul, s.inner_count, touched,
+                     p.per_batch);
 }
 inline uint dispatch_in_layout(constant FftParams& p) {
-  return fft_fixed_shape ? fixed_in_layout : params_side_layout(p.in, p);
+  if (fft_fixed_shape) return fixed_in_layout;
+  return params_side_layout(p.in, side_touched(p.n, p.pre_mode, FFT_FUSED_C2R_PACK), p);
 }
 inline uint dispatch_out_layout(constant FftParams& p) {
-  return fft_fixed_shape ? fixed_out_layout : params_side_layout(p.out, p);
+  if (fft_fixed_shape) return fixed_out_layout;
+  return params_side_layout(p.out, side_touched(p.n, p.post_mode, FFT_FUSED_R2C_UNPACK), p);
 }
 
 // Stages of radix R in a pipeline that fixes the shape.

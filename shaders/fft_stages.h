@@ -94,12 +94,8 @@ inline void gather_packed_stage(constant FftParams& p, threadgroup float2* data,
   const uint butterflies = h / R;
   uint transform = first_transform + at.local;
   TransformSide t = transform_side(p.in, dispatch_in_layout(p), p, transform);
-  // Bin h lies beyond the n elements a dense side promises: checked here.
   float2 nyquist = float2(0.0f, 0.0f);
-  uint g_nyquist = h * p.in.g_mul + t.first;
-  if (at.rank == 0u && transform < p.transforms && g_nyquist < p.in.valid) {
-    nyquist = read_kind(io.in, dispatch_in_kind(p), t.base, g_nyquist, p.in.elem_stride);
-  }
+  if (at.rank == 0u) nyquist = read_input(p, io, t, transform < p.transforms, h);
   FFT_UNROLL
   for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
     uint j = at.rank + b * dispatch_threads_per_transform(p);

@@ -71,12 +71,12 @@ std::vector<std::uint32_t> stockham_pipeline_constants(const FftParams& p) {
   constants[FFT_CONSTANT_OUT_WALK] = p.out.walk;
   constants[FFT_CONSTANT_INTERLEAVED] = p.batch_interleave > 1 ? 1 : 0;
   constants[FFT_CONSTANT_PER_BATCH] = p.per_batch;
-  const auto layout = [&](const FftSide& s) {
-    return shaders::side_layout(s.g_mul, s.elem_stride, s.valid, s.r_mul, s.inner_count, p.n,
-                                p.per_batch);
+  const auto layout = [&](const FftSide& s, std::uint32_t mode, std::uint32_t real_bins_mode) {
+    return shaders::side_layout(s.g_mul, s.elem_stride, s.valid, s.r_mul, s.inner_count,
+                                shaders::side_touched(p.n, mode, real_bins_mode), p.per_batch);
   };
-  constants[FFT_CONSTANT_IN_LAYOUT] = layout(p.in);
-  constants[FFT_CONSTANT_OUT_LAYOUT] = layout(p.out);
+  constants[FFT_CONSTANT_IN_LAYOUT] = layout(p.in, p.pre_mode, FFT_FUSED_C2R_PACK);
+  constants[FFT_CONSTANT_OUT_LAYOUT] = layout(p.out, p.post_mode, FFT_FUSED_R2C_UNPACK);
   return constants;
 }
 

@@ -334,16 +334,16 @@ MODE_WORDS = {"inverse": 18, "pre_mode": 25, "post_mode": 26, "convolve": 27, "i
 
 @pytest.mark.parametrize("kind,n", [(C2C, 16), (C2C, 1000), (C2C, 4095), (C2C, 4097),
                                     (C2C, 1 << 20), (C2C, 11**5), (R2C, 1000), (C2R, 999),
-                                    (R2C, 1 << 14)])
+                                    (C2R, 1000), (R2C, 1 << 14)])
 def test_stockham_pipelines_fix_the_dispatch_shape_and_modes(kind, n):
     """A Stockham dispatch's pipeline constants are its own length, threads
     per transform, transforms per group, stages per radix in the kernel's
     run order, its modes as its FftParams holds them, transforms per batch
     entry, each side's layout facts, and 1: all are fixed
     (shaders/fft_pipeline_constants.h). Other kernels take none."""
-    def layout(side, n, per_batch):  # shaders/fft_params.h, side_layout
+    def layout(side, touched, per_batch):  # shaders/fft_params.h, side_layout
         dense = (side["g_mul"] == side["elem_stride"] == 1
-                 and (n - 1) + (per_batch - 1) * side["r_mul"] < side["valid"])
+                 and (touched - 1) + (per_batch - 1) * side["r_mul"] < side["valid"])
         return int(dense) | 2 * int(side["inner_count"] == 1)
 
     for d in plan(kind, n, batch=3).dispatches:
@@ -356,10 +356,13 @@ def test_stockham_pipelines_fix_the_dispatch_shape_and_modes(kind, n):
         stages = [p["radices"].count(r) for r in RUN_ORDER]
         modes = [words[w] for w in MODE_WORDS.values()]
         assert modes[0] == p["inverse"] and modes[3] == p["convolve"]
+        # a side of a real transform's bins 0..n is touched at n + 1 elements
+        in_touched = p["n"] + int(p["pre_mode"] == "c2r_pack")
+        out_touched = p["n"] + int(p["post_mode"] == "r2c_unpack")
         assert d["pipeline_constants"] == [p["n"], p["threads_per_transform"], p["per_group"],
                                            *stages, *modes, int(p["batch_interleave"] > 1),
-                                           p["per_batch"], layout(p["in"], p["n"], p["per_batch"]),
-                                           layout(p["out"], p["n"], p["per_batch"]), 1]
+                                           p["per_batch"], layout(p["in"], in_touched, p["per_batch"]),
+                                           layout(p["out"], out_touched, p["per_batch"]), 1]
 
 
 @pytest.mark.parametrize("n", (4097, 10007))
