@@ -62,11 +62,19 @@ struct TransformSide {
   uint base;     // side_base of the transform's batch
   uint residue;  // the transform's index within its batch
   uint first;    // global index of local element 0 (residue * r_mul)
+  bool dense;    // FFT_LAYOUT_DENSE: element i is global index first + i, always valid
 };
 
+// Global index of local element i.
+inline uint element_index(TransformSide t, constant FftSide& s, uint i) {
+  return t.dense ? i + t.first : i * s.g_mul + t.first;
+}
+
+// The side `s` (laid out as `layout`, side_layout) of a transform.
 inline TransformSide transform_side(constant FftSide& s, uint layout, constant FftParams& p,
                                     uint transform) {
   TransformSide t;
+  t.dense = (layout & FFT_LAYOUT_DENSE) != 0u;
   const uint per_batch = dispatch_per_batch(p);
   const bool one_inner = (layout & FFT_LAYOUT_ONE_INNER) != 0u;
   if (!dispatch_interleaves(p)) {
@@ -82,10 +90,15 @@ inline TransformSide transform_side(constant FftSide& s, uint layout, constant F
   return t;
 }
 
-// Float index of the group's first element under FFT_WALK_RUN.
-inline uint run_start(constant FftSide& s, uint kind, uint layout, constant FftParams& p,
-                      uint first_transform) {
-  TransformSide t = transform_side(s, layout, p, first_transform);
+inline TransformSide input_side(constant FftParams& p, uint transform) {
+  return transform_side(p.in, dispatch_in_layout(p), p, transform);
+}
+inline TransformSide output_side(constant FftParams& p, uint transform) {
+  return transform_side(p.out, dispatch_out_layout(p), p, transform);
+}
+
+// Float index of the first element of side `t`, stored as `kind`, under FFT_WALK_RUN.
+inline uint run_start(TransformSide t, uint kind) {
   return kind == FFT_SIDE_COMPLEX ? 2u * (t.base + t.first) : t.base + 2u * t.first;
 }
 
@@ -126,11 +139,10 @@ inline float2 four_step_twiddle(constant FftParams& p, device const float2* coar
 // gather reads the element the pre table names.
 inline float2 read_input(constant FftParams& p, StockhamBuffers io, TransformSide t, bool present,
                          uint i) {
-  const bool dense = (dispatch_in_layout(p) & FFT_LAYOUT_DENSE) != 0u;
-  uint g = dense ? i + t.first : i * p.in.g_mul + t.first;
-  if (!present || (!dense && g >= p.in.valid)) return float2(0.0f, 0.0f);
+  uint g = element_index(t, p.in, i);
+  if (!present || (!t.dense && g >= p.in.valid)) return float2(0.0f, 0.0f);
   uint at = dispatch_pre_mode(p) == FFT_FUSED_RADER_GATHER ? uint(io.pre[g].x) : g;
-  return read_kind(io.in, dispatch_in_kind(p), t.base, at, dense ? 1u : p.in.elem_stride);
+  return read_kind(io.in, dispatch_in_kind(p), t.base, at, t.dense ? 1u : p.in.elem_stride);
 }
 
 // The pre-operation on element i of a transform, v as loaded (the C2R pack
@@ -139,9 +151,8 @@ inline float2 pre_operation(constant FftParams& p, StockhamBuffers io, Transform
                             float2 v) {
   uint mode = dispatch_pre_mode(p);
   if (mode == FFT_FUSED_TIMES_TABLE) {
-    const bool dense = (dispatch_in_layout(p) & FFT_LAYOUT_DENSE) != 0u;
-    uint g = dense ? i + t.first : i * p.in.g_mul + t.first;
-    return dense || g < p.in.valid ? complex_mul(v, io.pre[g]) : v;
+    uint g = element_index(t, p.in, i);
+    return t.dense || g < p.in.valid ? complex_mul(v, io.pre[g]) : v;
   }
   if (mode == FFT_FUSED_FOUR_STEP_TWIDDLE) {
     return complex_mul(v, four_step_twiddle(p, io.pre, io.extra, i, t.residue));
@@ -155,7 +166,7 @@ inline void load_group(constant FftParams& p, StockhamBuffers io, threadgroup fl
                        uint tid, uint first_transform) {
   float2 values[FFT_MAX_THREAD_VALUES];
   if (dispatch_in_walk(p) == FFT_WALK_RUN) {
-    uint start = run_start(p.in, dispatch_in_kind(p), dispatch_in_layout(p), p, first_transform);
+    uint start = run_start(input_side(p, first_transform), dispatch_in_kind(p));
     uint count = present_transforms(p, first_transform) * dispatch_n(p);
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
@@ -174,7 +185,7 @@ inline void load_group(constant FftParams& p, StockhamBuffers io, threadgroup fl
   StageThread at = walk_thread<kSwizzle>(p, dispatch_in_walk(p), tid);
   uint transform = first_transform + at.local;
   bool present = transform < p.transforms;
-  TransformSide t = transform_side(p.in, dispatch_in_layout(p), p, transform);
+  TransformSide t = input_side(p, transform);
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
     uint i = at.rank + c * dispatch_threads_per_transform(p);
@@ -198,7 +209,7 @@ inline StageThread load_first_stage(constant FftParams& p, StockhamBuffers io, u
   StageThread at = walk_thread<kSwizzle>(p, dispatch_in_walk(p), tid);
   uint transform = first_transform + at.local;
   bool present = transform < p.transforms;
-  TransformSide t = transform_side(p.in, dispatch_in_layout(p), p, transform);
+  TransformSide t = input_side(p, transform);
   const uint butterflies = dispatch_n(p) / R;
   FFT_UNROLL
   for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
@@ -223,17 +234,17 @@ inline StageThread load_first_stage(constant FftParams& p, StockhamBuffers io, u
 // nothing beyond `valid` (Rader's scatter: at the element the post table names).
 inline void store_value(constant FftParams& p, StockhamBuffers io, TransformSide t, uint i,
                         float2 v) {
-  const bool dense = (dispatch_out_layout(p) & FFT_LAYOUT_DENSE) != 0u;
   const bool scatter = dispatch_post_mode(p) == FFT_FUSED_RADER_SCATTER;
-  uint g = dense ? i + t.first : i * p.out.g_mul + t.first;
+  uint g = element_index(t, p.out, i);
   if (scatter) g = uint(io.post[g].x);
-  if ((scatter || !dense) && g >= p.out.valid) return;
+  if ((scatter || !t.dense) && g >= p.out.valid) return;
   if (dispatch_post_mode(p) == FFT_FUSED_TIMES_TABLE) {
     v = complex_mul(v, io.post[g]);
   } else if (dispatch_post_mode(p) == FFT_FUSED_FOUR_STEP_TWIDDLE) {
     v = complex_mul(v, four_step_twiddle(p, io.post, io.extra, i, t.residue));
   }
-  write_kind(io.out, dispatch_out_kind(p), t.base, g, dense ? 1u : p.out.elem_stride, v * p.scale);
+  write_kind(io.out, dispatch_out_kind(p), t.base, g, t.dense ? 1u : p.out.elem_stride,
+             v * p.scale);
 }
 
 // Rader's first and last passes carry bin 0 beside the convolution: the
@@ -245,7 +256,7 @@ inline void store_rader_extra(constant FftParams& p, StockhamBuffers io, uint tr
   const bool first = dispatch_pre_mode(p) == FFT_FUSED_RADER_GATHER;
   const bool last = dispatch_post_mode(p) == FFT_FUSED_RADER_SCATTER;
   if ((!first && !last) || rank != 0u || out.residue != 0u) return;
-  TransformSide in = transform_side(p.in, dispatch_in_layout(p), p, transform);
+  TransformSide in = input_side(p, transform);
   float2 v = read_kind(io.in, dispatch_in_kind(p), in.base, first ? 0u : p.in.valid,
                        p.in.elem_stride);
   write_kind(io.out, dispatch_out_kind(p), out.base, first ? p.out.valid : 0u, p.out.elem_stride,
@@ -260,7 +271,7 @@ inline void store_last_stage(constant FftParams& p, StockhamBuffers io, StageThr
                              uint first_transform, thread StageValues<R>& s) {
   uint transform = first_transform + at.local;
   if (transform >= p.transforms) return;
-  TransformSide t = transform_side(p.out, dispatch_out_layout(p), p, transform);
+  TransformSide t = output_side(p, transform);
   const uint butterflies = dispatch_n(p) / R;
   FFT_UNROLL
   for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
@@ -288,7 +299,7 @@ template <bool kSwizzle>
 inline void store_group(constant FftParams& p, StockhamBuffers io, threadgroup float2* shared,
                         uint tid, uint first_transform) {
   if (dispatch_out_walk(p) == FFT_WALK_RUN) {
-    uint start = run_start(p.out, dispatch_out_kind(p), dispatch_out_layout(p), p, first_transform);
+    uint start = run_start(output_side(p, first_transform), dispatch_out_kind(p));
     uint count = present_transforms(p, first_transform) * dispatch_n(p);
     FFT_UNROLL
     for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
@@ -303,7 +314,7 @@ inline void store_group(constant FftParams& p, StockhamBuffers io, threadgroup f
   StageThread at = walk_thread<kSwizzle>(p, dispatch_out_walk(p), tid);
   uint transform = first_transform + at.local;
   if (transform >= p.transforms) return;
-  TransformSide t = transform_side(p.out, dispatch_out_layout(p), p, transform);
+  TransformSide t = output_side(p, transform);
   const uint n = dispatch_n(p);
   const uint transform_threads = dispatch_threads_per_transform(p);
   if (dispatch_post_mode(p) == FFT_FUSED_R2C_UNPACK) {

@@ -93,7 +93,7 @@ inline void gather_packed_stage(constant FftParams& p, threadgroup float2* data,
   const uint h = dispatch_n(p);
   const uint butterflies = h / R;
   uint transform = first_transform + at.local;
-  TransformSide t = transform_side(p.in, dispatch_in_layout(p), p, transform);
+  TransformSide t = input_side(p, transform);
   float2 nyquist = float2(0.0f, 0.0f);
   if (at.rank == 0u) nyquist = read_input(p, io, t, transform < p.transforms, h);
   FFT_UNROLL

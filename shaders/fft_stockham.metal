@@ -28,17 +28,17 @@ inline void multiply_by_spectrum(constant FftParams& p, StockhamBuffers io,
                                  threadgroup float2* data, uint tid, uint first_transform) {
   StageThread at = walk_thread<kSwizzle>(p, FFT_WALK_ALONG, tid);
   uint transform = first_transform + at.local;
-  TransformSide t = transform_side(p.in, dispatch_in_layout(p), p, transform);
+  TransformSide t = input_side(p, transform);
   FFT_UNROLL
   for (uint c = 0u; c < FFT_MAX_THREAD_VALUES; ++c) {
     uint i = at.rank + c * dispatch_threads_per_transform(p);
     if (i < dispatch_n(p)) {
       uint slot_i = slot<kSwizzle>(at.offset + i);
-      uint g = i * p.in.g_mul + t.first;
+      uint g = element_index(t, p.in, i);
       float2 product = complex_mul(data[slot_i], io.extra[g]);
       if (dispatch_convolution(p) == FFT_CONVOLVE_RADER && g == 0u && transform < p.transforms) {
         float2 first = read_kind(io.in, dispatch_in_kind(p), t.base, p.in.valid, p.in.elem_stride);
-        TransformSide out = transform_side(p.out, dispatch_out_layout(p), p, transform);
+        TransformSide out = output_side(p, transform);
         write_kind(io.out, dispatch_out_kind(p), out.base, p.out.valid, p.out.elem_stride,
                    first + data[slot_i]);
         product += first;
