@@ -3,10 +3,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include <unistd.h>
-
-#include <algorithm>
-
 #if defined(__linux__)
 #include <sched.h>
 #endif
@@ -22,13 +18,6 @@ int available_cores() {
   return cores > 0 ? static_cast<int>(cores) : 1;
 }
 
-std::size_t default_max_bytes() {
-  constexpr std::size_t kLeast = std::size_t(256) << 20;
-  const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page_bytes <= 0) return kLeast;
-  return std::max(kLeast, static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_bytes) / 8);
-}
-
 CacheRegistry& CacheRegistry::table() {
   static CacheRegistry* registry = new CacheRegistry();
   return *registry;
@@ -38,7 +27,6 @@ CacheRegistry::CacheRegistry() {
   std::random_device entropy;
   random_.seed((std::uint64_t{entropy()} << 32) ^ entropy());
   default_limits_.threads = available_cores();
-  default_limits_.max_bytes = default_max_bytes();
 }
 
 NamedCache CacheRegistry::create(const CacheLimits& limits) {

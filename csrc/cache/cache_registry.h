@@ -66,11 +66,4 @@ class CacheRegistry {
 // The cores this process may run on (its CPU affinity where the OS has one).
 int available_cores();
 
-// The byte budget of a cache made without one (and of the default cache):
-// an eighth of physical memory, at least 256 MiB. Scratch is kept between
-// calls only within the budget, and a long line's is large: a 16777213-point
-// complex64 line (Bluestein) keeps 1.07 GB of plan and scratch, and ran
-// 4.6 times slower re-faulting its scratch on every call.
-std::size_t default_max_bytes();
-
 }  // namespace jax_apple_fft

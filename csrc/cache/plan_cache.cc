@@ -1,9 +1,20 @@
 #include "cache/plan_cache.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <new>
 
 namespace jax_apple_fft {
+
+std::size_t default_max_bytes() {
+  constexpr std::size_t kLeast = std::size_t(256) << 20;
+  const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_bytes <= 0) return kLeast;
+  const std::size_t physical = static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_bytes);
+  return std::max(kLeast, physical / 8);
+}
+
 namespace {
 
 std::size_t scratch_slots(int threads) {

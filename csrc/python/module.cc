@@ -120,7 +120,7 @@ NB_MODULE(_core, m) {
 
   const CacheLimits defaults;
   m.attr("DEFAULT_MAX_ENTRIES") = defaults.max_entries;
-  m.attr("DEFAULT_MAX_BYTES") = default_max_bytes();
+  m.attr("DEFAULT_MAX_BYTES") = defaults.max_bytes;
   m.def("available_cores", &available_cores,
         "The cores this process may run on: the default cache's thread count.");
   m.def("cpu_simd", [] { return cpu_simd_level(); },
