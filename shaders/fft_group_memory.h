@@ -27,5 +27,6 @@ inline uint slot_plus(uint slot_f, uint c) {
 // The dispatch's transform_pitch (fft_params.h).
 template <bool kSwizzle>
 inline uint dispatch_transform_pitch(constant FftParams& p) {
-  return transform_pitch(dispatch_n(p), kSwizzle, dispatch_in_walk(p), dispatch_out_walk(p));
+  return transform_pitch(dispatch_n(p), kSwizzle, dispatch_in_walk(p), dispatch_out_walk(p),
+                         dispatch_threads_per_transform(p), dispatch_per_group(p));
 }

@@ -92,15 +92,27 @@ using uint = std::uint32_t;
 
 // Elements between the starts of consecutive transforms of length n in a
 // group's threadgroup memory, for the planner (which sizes the memory) and
-// the kernels alike. An odd number where a side walks across transforms and
-// none as one run, in a kernel without the swizzle (the radix-2^k one's
-// swizzle spreads neighbouring transforms itself): neighbouring threads on
-// neighbouring transforms then reach different banks. A run's elements would
-// each need a division by n to find their place, so runs keep n.
-inline uint transform_pitch(uint n, bool swizzled, uint in_walk, uint out_walk) {
+// the kernels alike. In a kernel without the swizzle (the radix-2^k one's
+// swizzle spreads neighbouring transforms itself), with several transforms
+// per group and no side walking as one run (whose elements would each need a
+// division by n to find their place), the pitch is the first length from n
+// that puts the 16 threads of a half SIMD group in 16 different banks of
+// 8-byte words:
+// - a stage or a walk along transforms reaches element rank + c of transform
+//   `local`, (local, rank) counting threads T to a transform: a pitch of T
+//   modulo 16 makes that thread index plus a constant;
+// - a walk across transforms reaches element c of 16 neighbouring
+//   transforms: an odd pitch.
+// Odd T satisfies both; even T below 16 walking across takes T + 1; even T
+// from 16 walking across takes n | 1 (its stages stay within a transform).
+inline uint transform_pitch(uint n, bool swizzled, uint in_walk, uint out_walk, uint threads,
+                            uint per_group) {
   const bool across = in_walk == FFT_WALK_ACROSS || out_walk == FFT_WALK_ACROSS;
   const bool run = in_walk == FFT_WALK_RUN || out_walk == FFT_WALK_RUN;
-  return !swizzled && across && !run ? (n | 1u) : n;
+  if (swizzled || run || per_group == 1u || (!across && threads % 16u == 0u)) return n;
+  if (across && threads % 2u == 0u && threads >= 16u) return n | 1u;
+  const uint residue = across && threads % 2u == 0u ? threads + 1u : threads % 16u;
+  return n + ((residue - n) & 15u);
 }
 
 // Where the elements of one side live. Transform t of a dispatch belongs to

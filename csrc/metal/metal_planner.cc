@@ -489,10 +489,8 @@ class Planner {
     const std::uint32_t threads_each = shape.threads;
     const char* kernel = stockham_kernel(radices);
     const bool swizzled = kernel == std::string("fft_stockham_pow2");
-    // Room for the pitch of a walk across transforms (shaders::transform_pitch).
-    const std::uint32_t widest_pitch = shaders::transform_pitch(
-        n, swizzled, strided ? FFT_WALK_ACROSS : FFT_WALK_ALONG, FFT_WALK_ALONG);
-    std::uint64_t most = std::min<std::uint64_t>(kThreadgroupElements / widest_pitch,
+    // Transforms n apart at most (a wider pitch trims the group below).
+    std::uint64_t most = std::min<std::uint64_t>(kThreadgroupElements / n,
                                                  kMaxGroupThreads / threads_each);
     most = std::max<std::uint64_t>(1, std::min(most, transforms));
     // A side whose stage end can meet device memory in registers walks along
@@ -524,6 +522,14 @@ class Planner {
       }
     }
 
+    // A group whose sides do not walk as one run places its transforms
+    // transform_pitch apart, which may hold fewer of them.
+    auto pitch = [&](std::uint64_t group) {
+      return shaders::transform_pitch(n, swizzled, in_walk(group), out_walk(group), threads_each,
+                                      std::uint32_t(group));
+    };
+    while (per_group > 1 && per_group * pitch(per_group) > kThreadgroupElements) --per_group;
+
     FftParams p{};
     p.n = n;
     p.num_stages = std::uint32_t(radices.size());
@@ -552,9 +558,9 @@ class Planner {
     d.kernel = kernel;
     d.threadgroups = {checked_u32(ceil_div(transforms, per_group), "the grid"), 1, 1};
     d.threads = {p.group_threads, 1, 1};
-    const std::uint32_t pitch = shaders::transform_pitch(n, swizzled, p.in.walk, p.out.walk);
     // Whole blocks of 16 elements: the swizzle permutes within each block.
-    d.threadgroup_memory_bytes = std::uint32_t(align_up(per_group * pitch, 16) * sizeof(shaders::float2));
+    d.threadgroup_memory_bytes =
+        std::uint32_t(align_up(per_group * pitch(per_group), 16) * sizeof(shaders::float2));
     d.bindings = {{0, in.buffer, in.offset_bytes},
                   {1, out.buffer, out.offset_bytes},
                   {2, MetalBufferSlot::tables, twiddles},

@@ -7,6 +7,7 @@ import pytest
 
 import cuda_source
 import sass_count
+from plan_runner import C2C
 
 NVDISASM = sass_count.find_nvdisasm()
 needs_tools = pytest.mark.skipif(NVDISASM is None or cuda_source.find_nvrtc() is None,
@@ -27,3 +28,24 @@ def test_the_count_sees_each_pass():
     """A four-step length counts both passes, each above the one-pass kernels'."""
     passes = sass_count.c2c_row(1 << 20, NVDISASM)
     assert len(passes) == 2 and min(passes) > 36
+
+
+def global_accesses(dispatch) -> str:
+    """The dispatch's device loads (L) and stores (S) in program order."""
+    lines = sass_count.kernel_sass(dispatch["kernel"], tuple(dispatch["pipeline_constants"]),
+                                   NVDISASM)
+    return "".join("L" if " LDG" in line else "S" for line in lines
+                   if " LDG" in line or " STG" in line)
+
+
+@needs_tools
+@pytest.mark.parametrize("n,post_mode", [(12289, "rader_scatter"), (4099, "times_table")])
+def test_stores_that_read_a_table_issue_their_loads_first(n, post_mode):
+    """A table load placed after a store waits for it (the store may alias the
+    table): Rader's scatter and Bluestein's chirp read all their table
+    entries before their first store. Only Rader's bin 0, one load, follows."""
+    plan, _ = sass_count.MetalPlanRunner.plan(C2C, True, n, (64, n), 1, 1.0)
+    (last,) = [d for d in plan.dispatches if d["params"]["post_mode"] == post_mode]
+    order = global_accesses(last)
+    after_first_store = order[order.index("S"):]
+    assert after_first_store.count("L") <= 1, order

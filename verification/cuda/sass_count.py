@@ -47,9 +47,9 @@ def find_nvdisasm() -> str | None:
     return next((c for c in candidates if c and os.access(c, os.X_OK)), None)
 
 
-def kernel_instructions(kernel: str, constants: tuple[int, ...], nvdisasm: str) -> int:
-    """Instructions (NOPs aside) of `kernel`'s by-value entry point built with
-    `constants`, as the CUDA executor builds it."""
+def kernel_sass(kernel: str, constants: tuple[int, ...], nvdisasm: str) -> list[str]:
+    """The instructions (NOPs aside) of `kernel`'s by-value entry point built
+    with `constants`, as the CUDA executor builds it, one SASS line each."""
     cubin = cuda_source.compile_fixed_kernel(kernel, constants, ARCH)
     with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
         f.write(cubin)
@@ -58,8 +58,13 @@ def kernel_instructions(kernel: str, constants: tuple[int, ...], nvdisasm: str) 
                               check=True).stdout
     sections = re.split(r"//-+ \.text\.", sass)[1:]
     entry = next(s for s in sections if s.split()[0] == cuda_source.ENTRY_PREFIX + kernel)
-    return sum(1 for line in entry.splitlines()
-               if re.search(r"/\*[0-9a-f]{4}\*/", line) and " NOP" not in line)
+    return [line for line in entry.splitlines()
+            if re.search(r"/\*[0-9a-f]{4}\*/", line) and " NOP" not in line]
+
+
+def kernel_instructions(kernel: str, constants: tuple[int, ...], nvdisasm: str) -> int:
+    """How many instructions kernel_sass lists."""
+    return len(kernel_sass(kernel, constants, nvdisasm))
 
 
 def per_element(plan, nvdisasm: str) -> list[float]:

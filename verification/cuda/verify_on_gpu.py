@@ -409,19 +409,20 @@ def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
 INSTRUCTION_METRIC = "smsp__sass_thread_inst_executed.sum"
 
 
-def launch_once(lengths: set[int], gib: float) -> None:
-    """Each c2c row of `lengths` once, ours then VkFFT (Apple limits), for
-    `instructions` to count under ncu."""
+def launch_once(lengths: set[int], gib: float, only: str | None = None) -> None:
+    """Each one-dimensional row of `lengths` once, ours then VkFFT (Apple
+    limits), for ncu: the c2c rows alone (what `instructions` counts), or
+    the rows whose label starts with `only`."""
     runner = CudaPlanRunner()
-    for label, n, batch in throughput_rows(gib):
-        if label != "c2c" or n not in lengths:
+    for label, _, name, in_shape, out_shape, steps in planned_rows(runner, gib, only, lengths):
+        if only is None and label != "c2c":
             continue
-        plan, out_shape = runner.plan(C2C, True, n, (batch, n), axis=1)
-        x = cupy.ones((batch, n), np.complex64)
-        y = cupy.empty(out_shape, np.complex64)
+        (plan, _, _), = steps
+        x = cupy.ones(in_shape, np.float32 if name == "r2c" else np.complex64)
+        y = cupy.empty(out_shape, np.float32 if name == "c2r" else np.complex64)
         runner.run_on_device(plan, x, y)
         if vkfft_reference.available():
-            vkfft_reference.transform("apple", "c2c", x, y, axes=(1,))()
+            vkfft_reference.transform("apple", name, x, y, axes=(1,))()
         cupy.cuda.runtime.deviceSynchronize()
 
 
@@ -495,7 +496,7 @@ def main() -> int:
         run_racy()
         return 0
     if arguments.what == "launch-once":
-        launch_once(set(arguments.lengths), arguments.gib)
+        launch_once(set(arguments.lengths), arguments.gib, arguments.only)
         return 0
     if arguments.what == "instructions":
         rows = run_instructions(set(arguments.lengths or (1024, 4096)))

@@ -165,6 +165,47 @@ void test_planner_decisions() {
            request_for(TransformKind::kC2C, 16, 2, true, 0.5).key()));
 }
 
+// The 16 neighbouring threads of a half SIMD group reach 16 different banks
+// of 8-byte words under transform_pitch: stages and walks along transforms
+// reach element rank + c of transform `local` where T is odd or no side
+// walks across; walks across reach element c of 16 neighbouring transforms.
+void test_transform_pitch_spreads_banks() {
+  auto distinct = [](const std::vector<std::uint32_t>& words) {
+    std::vector<bool> bank(16, false);
+    for (std::uint32_t w : words) {
+      if (bank[w % 16]) return false;
+      bank[w % 16] = true;
+    }
+    return true;
+  };
+  for (std::uint32_t n = 2; n <= 1024; ++n) {
+    for (std::uint32_t threads = 1; threads <= 64 && threads <= n; ++threads) {
+      const std::uint32_t per_group = std::max<std::uint32_t>(2, 256 / threads);
+      for (bool across : {false, true}) {
+        const std::uint32_t pitch = shaders::transform_pitch(
+            n, false, across ? FFT_WALK_ACROSS : FFT_WALK_ALONG, FFT_WALK_ALONG, threads, per_group);
+        EXPECT(pitch >= n && pitch < n + 16);
+        for (std::uint32_t first = 0; first + 16 <= per_group * threads; first += 16) {
+          std::vector<std::uint32_t> along;
+          for (std::uint32_t tid = first; tid < first + 16; ++tid) {
+            along.push_back(tid / threads * pitch + tid % threads);
+          }
+          if (threads % 2 == 1 || !across) EXPECT(distinct(along));
+        }
+        if (across) {
+          std::vector<std::uint32_t> neighbours;
+          for (std::uint32_t local = 0; local < 16; ++local) neighbours.push_back(local * pitch);
+          EXPECT(distinct(neighbours));
+        }
+      }
+    }
+  }
+  // One transform per group, or a side walking as one run, keeps n.
+  EXPECT(shaders::transform_pitch(98, false, FFT_WALK_ALONG, FFT_WALK_ALONG, 7, 1) == 98);
+  EXPECT(shaders::transform_pitch(98, false, FFT_WALK_RUN, FFT_WALK_ALONG, 7, 36) == 98);
+  EXPECT(shaders::transform_pitch(98, false, FFT_WALK_ALONG, FFT_WALK_ALONG, 7, 36) == 103);
+}
+
 void test_plan_cache_holds_metal_plans() {
   PlanCache cache(CacheLimits{8, std::size_t(64) << 20, 1});
   MetalRequest request = request_for(TransformKind::kC2C, 4099, 1);
@@ -351,6 +392,7 @@ void test_missing_barrier_is_reported() {
 
 const test_support::Suite kSuite("metal", {
     TEST_CASE(test_planner_decisions),
+    TEST_CASE(test_transform_pitch_spreads_banks),
     TEST_CASE(test_plan_cache_holds_metal_plans),
     TEST_CASE(test_tables_resident_per_plan),
     TEST_CASE(test_emulated_plans),
