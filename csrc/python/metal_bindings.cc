@@ -128,6 +128,12 @@ nb::list dispatches_as_list(const MetalPlan& plan) {
     }
     d["bindings"] = bindings;
     d["params"] = params_as_dict(dispatch.params);
+    if (dispatch.kernel.rfind("fft_stockham", 0) == 0) {
+      const shaders::FftParams& p = dispatch.params;
+      d["transform_pitch"] =
+          shaders::transform_pitch(p.n, dispatch.kernel == "fft_stockham_pow2", p.in.walk,
+                                   p.out.walk, p.threads_per_transform, p.per_group);
+    }
     nb::list constants;
     for (std::uint32_t c : dispatch.pipeline_constants) constants.append(c);
     d["pipeline_constants"] = constants;
