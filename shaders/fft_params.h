@@ -33,8 +33,9 @@ using uint = std::uint32_t;
 
 // Pipeline constants: the values of a Stockham dispatch that its pipeline
 // fixes when it is built (fft_pipeline_constants.h), by index. Stage counts
-// follow the order of the stage runs: radix 16, 8, 4, 2, 9, 3, 5, 7, 11, 13. A
-// pipeline with FFT_CONSTANT_FIXED_SHAPE 0 fixes nothing (the others are 0).
+// follow the order of the stage runs: radix 16, 8, 4, 2, 9, 3, 5, 7, 11, 13,
+// the odd radices' runs first where FFT_CONSTANT_ODD_FIRST is 1. A pipeline
+// with FFT_CONSTANT_FIXED_SHAPE 0 fixes nothing (the others are 0).
 #define FFT_CONSTANT_N 0u
 #define FFT_CONSTANT_THREADS_PER_TRANSFORM 1u
 #define FFT_CONSTANT_PER_GROUP 2u
@@ -52,8 +53,9 @@ using uint = std::uint32_t;
 #define FFT_CONSTANT_PER_BATCH 22u
 #define FFT_CONSTANT_IN_LAYOUT 23u   // side_layout of each side
 #define FFT_CONSTANT_OUT_LAYOUT 24u
-#define FFT_CONSTANT_FIXED_SHAPE 25u
-#define FFT_CONSTANT_COUNT 26u
+#define FFT_CONSTANT_ODD_FIRST 25u  // 1 where the odd radices' stages come first
+#define FFT_CONSTANT_FIXED_SHAPE 26u
+#define FFT_CONSTANT_COUNT 27u
 
 // How a side's values are stored.
 #define FFT_SIDE_COMPLEX 0u     // float2 elements

@@ -43,6 +43,7 @@ constant uint fixed_interleaved [[function_constant(FFT_CONSTANT_INTERLEAVED)]];
 constant uint fixed_per_batch [[function_constant(FFT_CONSTANT_PER_BATCH)]];
 constant uint fixed_in_layout [[function_constant(FFT_CONSTANT_IN_LAYOUT)]];
 constant uint fixed_out_layout [[function_constant(FFT_CONSTANT_OUT_LAYOUT)]];
+constant uint fixed_odd_first [[function_constant(FFT_CONSTANT_ODD_FIRST)]];
 constant uint fixed_shape_word [[function_constant(FFT_CONSTANT_FIXED_SHAPE)]];
 constant bool fft_fixed_shape = fixed_shape_word != 0u;
 #else
@@ -77,6 +78,7 @@ constexpr uint fixed_interleaved = fixed_constants[FFT_CONSTANT_INTERLEAVED];
 constexpr uint fixed_per_batch = fixed_constants[FFT_CONSTANT_PER_BATCH];
 constexpr uint fixed_in_layout = fixed_constants[FFT_CONSTANT_IN_LAYOUT];
 constexpr uint fixed_out_layout = fixed_constants[FFT_CONSTANT_OUT_LAYOUT];
+constexpr uint fixed_odd_first = fixed_constants[FFT_CONSTANT_ODD_FIRST];
 #endif
 
 // The dispatch's shape and modes, from the pipeline where it fixes them.
@@ -153,16 +155,29 @@ inline uint dispatch_stages(constant FftParams& p) {
                                fixed_stages_11 + fixed_stages_13
                          : p.num_stages;
 }
+// The first and last radix of a pipeline's even runs and of its odd runs
+// (1 where it has none).
+inline uint fixed_first_even() {
+  return fixed_stages_16 ? 16u : fixed_stages_8 ? 8u : fixed_stages_4 ? 4u : fixed_stages_2 ? 2u : 1u;
+}
+inline uint fixed_last_even() {
+  return fixed_stages_2 ? 2u : fixed_stages_4 ? 4u : fixed_stages_8 ? 8u : fixed_stages_16 ? 16u : 1u;
+}
+inline uint fixed_first_odd() {
+  return fixed_stages_9 ? 9u : fixed_stages_3 ? 3u : fixed_stages_5 ? 5u : fixed_stages_7 ? 7u
+       : fixed_stages_11 ? 11u : fixed_stages_13 ? 13u : 1u;
+}
+inline uint fixed_last_odd() {
+  return fixed_stages_13 ? 13u : fixed_stages_11 ? 11u : fixed_stages_7 ? 7u : fixed_stages_5 ? 5u
+       : fixed_stages_3 ? 3u : fixed_stages_9 ? 9u : 1u;
+}
 inline uint dispatch_first_radix(constant FftParams& p) {
   if (!fft_fixed_shape) return p.num_stages == 0u ? 1u : p.radix[0];
-  return fixed_stages_16 ? 16u : fixed_stages_8 ? 8u : fixed_stages_4 ? 4u : fixed_stages_2 ? 2u
-       : fixed_stages_9 ? 9u : fixed_stages_3 ? 3u : fixed_stages_5 ? 5u : fixed_stages_7 ? 7u : fixed_stages_11 ? 11u
-       : fixed_stages_13 ? 13u : 1u;
+  const uint first = fixed_odd_first != 0u ? fixed_first_odd() : fixed_first_even();
+  return first != 1u ? first : fixed_odd_first != 0u ? fixed_first_even() : fixed_first_odd();
 }
 inline uint dispatch_last_radix(constant FftParams& p) {
   if (!fft_fixed_shape) return p.num_stages == 0u ? 1u : p.radix[p.num_stages - 1u];
-  return fixed_stages_13 ? 13u : fixed_stages_11 ? 11u : fixed_stages_7 ? 7u : fixed_stages_5 ? 5u
-       : fixed_stages_3 ? 3u : fixed_stages_9 ? 9u : fixed_stages_2 ? 2u : fixed_stages_4 ? 4u
-       : fixed_stages_8 ? 8u
-       : fixed_stages_16 ? 16u : 1u;
+  const uint last = fixed_odd_first != 0u ? fixed_last_even() : fixed_last_odd();
+  return last != 1u ? last : fixed_odd_first != 0u ? fixed_last_odd() : fixed_last_even();
 }

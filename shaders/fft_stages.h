@@ -208,20 +208,23 @@ inline void radix_run(constant FftParams& p, threadgroup float2* data, StockhamB
   }
 }
 
-// Every stage of the group's transforms, in direction `inverse`. The
-// planner lists radices in the order of these runs (FftParams::radix).
+// The runs of even radices, in the order the planner lists them.
 template <uint kRadices>
-inline void run_stages(constant FftParams& p, threadgroup float2* data, StockhamBuffers io,
-                       uint tid, uint first_transform, uint inverse, StageEnds ends) {
+inline void even_runs(constant FftParams& p, threadgroup float2* data, StockhamBuffers io,
+                      uint tid, uint first_transform, uint inverse, StageEnds ends,
+                      thread StagePosition& at) {
   const bool kPowerOfTwo = kRadices == FFT_RADICES_POW2;
-  StagePosition at = {0u, 1u, 0u};
-  if (kRadices == FFT_RADICES_POW2) {
-    radix_run<16u, true>(p, data, io, tid, first_transform, inverse, ends, at);
-  }
+  if (kPowerOfTwo) radix_run<16u, true>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<8u, kPowerOfTwo>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<4u, kPowerOfTwo>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<2u, kPowerOfTwo>(p, data, io, tid, first_transform, inverse, ends, at);
-  if (kRadices == FFT_RADICES_POW2) return;
+}
+
+// The runs of odd radices, in the order the planner lists them.
+template <uint kRadices>
+inline void odd_runs(constant FftParams& p, threadgroup float2* data, StockhamBuffers io,
+                     uint tid, uint first_transform, uint inverse, StageEnds ends,
+                     thread StagePosition& at) {
   radix_run<9u, false>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<3u, false>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<5u, false>(p, data, io, tid, first_transform, inverse, ends, at);
@@ -229,4 +232,34 @@ inline void run_stages(constant FftParams& p, threadgroup float2* data, Stockham
   if (kRadices == FFT_RADICES_SMOOTH7) return;
   radix_run<11u, false>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<13u, false>(p, data, io, tid, first_transform, inverse, ends, at);
+}
+
+// Every stage of the group's transforms, in direction `inverse`: the even
+// radices' runs, then the odd ones', or the odd ones' first
+// (FFT_CONSTANT_ODD_FIRST), which the planner takes where an even radix at span 1
+// would scatter to threadgroup memory R values apart (conflicting banks in
+// the kernels without the swizzle) or where it puts more stage ends in
+// registers (metal_routes.h, stockham_shape). Without fixed constants the
+// runs go round until every stage is done (or a round takes none): one copy
+// of each butterfly serves both orders.
+template <uint kRadices>
+inline void run_stages(constant FftParams& p, threadgroup float2* data, StockhamBuffers io,
+                       uint tid, uint first_transform, uint inverse, StageEnds ends) {
+  StagePosition at = {0u, 1u, 0u};
+  if (kRadices == FFT_RADICES_POW2) {
+    even_runs<kRadices>(p, data, io, tid, first_transform, inverse, ends, at);
+  } else if (!fft_fixed_shape) {
+    uint done;
+    do {
+      done = at.stage;
+      even_runs<kRadices>(p, data, io, tid, first_transform, inverse, ends, at);
+      odd_runs<kRadices>(p, data, io, tid, first_transform, inverse, ends, at);
+    } while (at.stage < p.num_stages && at.stage != done);
+  } else if (fixed_odd_first != 0u) {
+    odd_runs<kRadices>(p, data, io, tid, first_transform, inverse, ends, at);
+    even_runs<kRadices>(p, data, io, tid, first_transform, inverse, ends, at);
+  } else {
+    even_runs<kRadices>(p, data, io, tid, first_transform, inverse, ends, at);
+    odd_runs<kRadices>(p, data, io, tid, first_transform, inverse, ends, at);
+  }
 }

@@ -48,7 +48,7 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / 
 [[noreturn]] void fail(const std::string& message) { throw PlanBuildError("Metal FFT: " + message); }
 
 // The pipeline constants of a Stockham dispatch (fft_pipeline_constants.h):
-// its shape, the radix list as a stage count per radix in the order of the
+// its shape, the radix list as a stage count per radix and the order of the
 // kernel's stage runs (the order of the list), and its modes.
 std::vector<std::uint32_t> stockham_pipeline_constants(const FftParams& p) {
   constexpr std::uint32_t kRunOrder[FFT_RUN_RADICES] = {16, 8, 4, 2, 9, 3, 5, 7, 11, 13};
@@ -61,6 +61,7 @@ std::vector<std::uint32_t> stockham_pipeline_constants(const FftParams& p) {
     const auto* at = std::find(std::begin(kRunOrder), std::end(kRunOrder), p.radix[s]);
     constants[FFT_CONSTANT_STAGES + std::uint32_t(at - std::begin(kRunOrder))] += 1;
   }
+  constants[FFT_CONSTANT_ODD_FIRST] = p.num_stages != 0 && p.radix[0] % 2 == 1 ? 1 : 0;
   constants[FFT_CONSTANT_INVERSE] = p.inverse;
   constants[FFT_CONSTANT_PRE_MODE] = p.pre_mode;
   constants[FFT_CONSTANT_POST_MODE] = p.post_mode;

@@ -151,12 +151,29 @@ bool StockhamShape::last_stage_divides() const {
   return !radices.empty() && (n / radices.back()) % threads == 0;
 }
 
+int StockhamShape::ends_in_registers() const {
+  return int(first_stage_divides()) + int(last_stage_divides());
+}
+
 StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads,
                              std::uint32_t least_threads) {
   StockhamShape shape;
   shape.n = n;
   shape.radices = *stockham_radices(n);
   shape.threads = threads_per_transform(n, shape.radices, most_threads);
+  const auto odd = [](std::uint32_t r) { return r % 2 == 1; };
+  if (std::any_of(shape.radices.begin(), shape.radices.end(), odd) &&
+      !std::all_of(shape.radices.begin(), shape.radices.end(), odd)) {
+    StockhamShape odd_first = shape;
+    std::stable_partition(odd_first.radices.begin(), odd_first.radices.end(), odd);
+    odd_first.threads = threads_per_transform(n, odd_first.radices, most_threads);
+    const int ends = shape.ends_in_registers(), odd_first_ends = odd_first.ends_in_registers();
+    const bool scatters_apart = shape.radices.front() >= 4;  // not a lone radix 2
+    if (odd_first_ends > ends ||
+        (odd_first_ends == ends && odd_first.threads == shape.threads && scatters_apart)) {
+      shape = odd_first;
+    }
+  }
   const bool power_of_two = (n & (n - 1)) == 0;
   if (shape.threads < least_threads && power_of_two && n >= 16 && n >= least_threads * least_threads) {
     std::uint32_t largest = std::min<std::uint32_t>(16, n / least_threads);

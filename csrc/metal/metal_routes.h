@@ -81,6 +81,16 @@ inline constexpr std::uint32_t kMaxTransformThreads = 256;
 // (on the H200, 3^12's strided 729-point passes ran 1.05 times faster,
 // 3969 1.3 and 1401's Bluestein passes 1.7).
 //
+// Stage order: the kernel runs the even radices' stages, then the odd
+// ones' (FftParams::radix lists them in that order), or the odd ones' first.
+// Odd first where that puts more stage ends in registers, or as many on as
+// many threads where the even radices start with 4 or 8: an even radix R at
+// span 1 scatters its outputs R apart in threadgroup memory, which in the
+// kernels without the swizzle puts up to R of a SIMD group's accesses in one
+// bank (bank_model.py counts 1.8 times the fewest wavefronts at 10^6's
+// strided 1000-point passes, 1.3 odd first; a lone radix 2 costs less than
+// the odd stages' scatters it would move).
+//
 // A power of two of 16 or more that the rule above gives fewer than
 // `least_threads` threads takes that many, with radices of at most
 // n / least_threads so that both stage ends still divide (16 = 4 * 4 on 4
@@ -98,6 +108,7 @@ struct StockhamShape {
   // stores_from_last_stage in shaders/fft_group_io.h add the walk and mode).
   bool first_stage_divides() const;
   bool last_stage_divides() const;
+  int ends_in_registers() const;
 };
 StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads = kMaxTransformThreads,
                              std::uint32_t least_threads = 1);

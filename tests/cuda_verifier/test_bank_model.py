@@ -12,13 +12,25 @@ def test_the_swizzled_kernel_takes_no_conflicts(n):
     assert bank_model.c2c_row(n) == [1.0] * len(bank_model.c2c_row(n))
 
 
-@pytest.mark.parametrize("n,most", [(4099, 1.25), (12289, 1.45)])
+@pytest.mark.parametrize("n,most", [(4099, 1.25), (12289, 1.70)])
 def test_prime_passes_spread_their_transforms_over_the_banks(n, most):
     """Bluestein 4099's and Rader 12289's passes hold 36 and 32 short
     transforms per group on 7 and 8 threads each: transform_pitch keeps them
-    at most `most` wavefronts per request over the fewest (2.08 and 2.33 at a
-    pitch of n or n | 1)."""
+    at most `most` wavefronts per request over the fewest (2.08 and 2.67 at a
+    pitch of n, 1.60 and 2.21 at n | 1)."""
     assert max(bank_model.c2c_row(n)) <= most
+
+
+@pytest.mark.parametrize("n,pass_index,most", [(10**6, 0, 3500), (10**6, 1, 3250), (4099, 0, 1000),
+                                               (12289, 0, 1300)])
+def test_odd_radices_first_take_fewer_wavefronts(n, pass_index, most):
+    """The strided passes of 10^6 (1000 = 5 * 5 * 5 * 8), Bluestein 4099 (84 =
+    3 * 7 * 4) and Rader 12289 (96 = 3 * 8 * 4) run their odd radices first:
+    a group's accesses take 3463, 3196, 984 and 1280 wavefronts, where even
+    radices first took 4890, 4748, 1456 and 2040."""
+    dispatch = bank_model.c2c_dispatches(n)[pass_index]
+    assert dispatch["params"]["radices"][0] % 2 == 1
+    assert bank_model.group_wavefronts(dispatch)[0] <= most
 
 
 def test_a_stride_of_eight_conflicts():

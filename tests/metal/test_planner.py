@@ -44,7 +44,7 @@ def test_lengths_up_to_4096_with_small_factors_take_one_dispatch(n):
 def test_radices_prefer_sixteen_for_powers_of_two_else_eight_and_nine_for_powers_of_three():
     lengths = (4096, 2048, 64, 3072, 2187, 4095)
     radices = {n: plan(C2C, n).dispatches[0]["params"]["radices"] for n in lengths}
-    assert radices == {4096: [16, 16, 16], 2048: [16, 16, 8], 64: [8, 8], 3072: [8, 8, 8, 2, 3],
+    assert radices == {4096: [16, 16, 16], 2048: [16, 16, 8], 64: [8, 8], 3072: [3, 8, 8, 8, 2],
                        2187: [9, 9, 9, 3], 4095: [9, 5, 7, 13]}
     assert sorted(plan(C2C, 2 * 3 * 5 * 7).dispatches[0]["params"]["radices"]) == [2, 3, 5, 7]
 
@@ -67,6 +67,24 @@ def test_every_single_group_length_takes_at_most_256_threads_per_group(n):
     d = plan(C2C, n).dispatches[0]
     if d["kernel"].startswith("fft_stockham") and d["params"]["n"] == n:
         assert d["threads"][0] <= 256 and d["params"]["threads_per_transform"] * 16 >= n
+
+
+@pytest.mark.parametrize("n,passes", [
+    (10**6, [([5, 5, 5, 8], 63)] * 2),  # as many ends in registers (none), on as many threads
+    (4099, [([3, 7, 4], 7), ([2, 7, 7], 7), ([3, 7, 4], 7)]),  # both ends, not the first only
+    (12289, [([3, 8, 4], 8), ([16, 8], 8), ([3, 8, 4], 8)]),  # both ends, not the first only
+    (240, [([3, 5, 8, 2], 20)]),
+    (1000, [([8, 5, 5, 5], 125)]),  # odd first would take 100 threads for no more ends
+    (98, [([2, 7, 7], 7)]),  # a lone radix 2 stays first
+])
+def test_odd_radices_run_first_where_that_spares_banks_or_puts_more_ends_in_registers(n, passes):
+    """The Stockham kernels run the odd radices' stages first where that puts
+    more stage ends in registers, or as many on as many threads where the
+    even radices start with 4 or 8 (their span-1 scatter would put up to 8 of
+    a SIMD group's accesses in one bank)."""
+    dispatches = [d["params"] for d in plan(C2C, n, batch=64).dispatches
+                  if d["kernel"].startswith("fft_stockham")]
+    assert [(d["radices"], d["threads_per_transform"]) for d in dispatches] == passes
 
 
 @pytest.mark.parametrize("n,threads", [(4096, 256), (1024, 64), (256, 16), (2187, 243), (1000, 125)])
@@ -327,20 +345,22 @@ def test_unsupported_lengths_raise():
 
 
 RUN_ORDER = (16, 8, 4, 2, 9, 3, 5, 7, 11, 13)  # the Stockham kernel's stage runs
+ODD_FIRST_ORDER = (9, 3, 5, 7, 11, 13, 16, 8, 4, 2)  # its other order
 # Word offsets in FftParams (shaders/fft_params.h) of the modes a pipeline fixes.
 MODE_WORDS = {"inverse": 18, "pre_mode": 25, "post_mode": 26, "convolve": 27, "in.kind": 31,
               "in.walk": 39, "out.kind": 40, "out.walk": 48}
 
 
 @pytest.mark.parametrize("kind,n", [(C2C, 16), (C2C, 1000), (C2C, 4095), (C2C, 4097),
-                                    (C2C, 1 << 20), (C2C, 11**5), (R2C, 1000), (C2R, 999),
+                                    (C2C, 10**6), (C2C, 1 << 20), (C2C, 11**5), (R2C, 1000), (C2R, 999),
                                     (C2R, 1000), (R2C, 1 << 14)])
 def test_stockham_pipelines_fix_the_dispatch_shape_and_modes(kind, n):
     """A Stockham dispatch's pipeline constants are its own length, threads
     per transform, transforms per group, stages per radix in the kernel's
     run order, its modes as its FftParams holds them, transforms per batch
-    entry, each side's layout facts, and 1: all are fixed
-    (shaders/fft_pipeline_constants.h). Other kernels take none."""
+    entry, each side's layout facts, whether the odd radices run first, and
+    1: all are fixed (shaders/fft_pipeline_constants.h). Other kernels take
+    none."""
     def layout(side, touched, per_batch):  # shaders/fft_params.h, side_layout
         dense = (side["g_mul"] == side["elem_stride"] == 1
                  and (touched - 1) + (per_batch - 1) * side["r_mul"] < side["valid"])
@@ -352,7 +372,9 @@ def test_stockham_pipelines_fix_the_dispatch_shape_and_modes(kind, n):
             assert d["pipeline_constants"] == []
             continue
         words = struct.unpack(f"<{len(d['params_bytes']) // 4}I", d["params_bytes"])
-        assert p["radices"] == sorted(p["radices"], key=RUN_ORDER.index)
+        odd_first = p["radices"][0] % 2 == 1
+        order = ODD_FIRST_ORDER if odd_first else RUN_ORDER
+        assert p["radices"] == sorted(p["radices"], key=order.index)
         stages = [p["radices"].count(r) for r in RUN_ORDER]
         modes = [words[w] for w in MODE_WORDS.values()]
         assert modes[0] == p["inverse"] and modes[3] == p["convolve"]
@@ -362,7 +384,8 @@ def test_stockham_pipelines_fix_the_dispatch_shape_and_modes(kind, n):
         assert d["pipeline_constants"] == [p["n"], p["threads_per_transform"], p["per_group"],
                                            *stages, *modes, int(p["batch_interleave"] > 1),
                                            p["per_batch"], layout(p["in"], in_touched, p["per_batch"]),
-                                           layout(p["out"], out_touched, p["per_batch"]), 1]
+                                           layout(p["out"], out_touched, p["per_batch"]),
+                                           int(odd_first), 1]
 
 
 @pytest.mark.parametrize("n", (4097, 10007))

@@ -128,19 +128,30 @@ def wavefronts(access: dict[int, int]) -> tuple[int, int]:
     return taken, fewest
 
 
-def per_request(dispatch) -> float:
-    """Wavefronts over the fewest possible, over every access of one group."""
+def group_wavefronts(dispatch) -> tuple[int, int]:
+    """(wavefronts, the fewest possible) over every access of one group."""
     taken = fewest = 0
     for access in requests(dispatch):
         t, f = wavefronts(access)
         taken, fewest = taken + t, fewest + f
+    return taken, fewest
+
+
+def per_request(dispatch) -> float:
+    """Wavefronts over the fewest possible, over every access of one group."""
+    taken, fewest = group_wavefronts(dispatch)
     return taken / fewest if fewest else 1.0
+
+
+def c2c_dispatches(n: int) -> list:
+    """The Stockham dispatches of a batched forward c2c of length n."""
+    plan, _ = MetalPlanRunner.plan(C2C, True, n, (max(64, (1 << 20) // n), n), 1, 1.0)
+    return [d for d in plan.dispatches if d["kernel"].startswith("fft_stockham")]
 
 
 def c2c_row(n: int) -> list[float]:
     """per_request of each Stockham dispatch of a batched forward c2c of length n."""
-    plan, _ = MetalPlanRunner.plan(C2C, True, n, (max(64, (1 << 20) // n), n), 1, 1.0)
-    return [per_request(d) for d in plan.dispatches if d["kernel"].startswith("fft_stockham")]
+    return [per_request(d) for d in c2c_dispatches(n)]
 
 
 def main() -> int:
