@@ -171,7 +171,8 @@ inline uint side_layout(uint g_mul, uint elem_stride, uint valid, uint r_mul, ui
 struct FftParams {
   uint n;  // transform length of this dispatch (the real length for real kernels)
   uint num_stages;
-  uint radix[FFT_MAX_STAGES];  // in the order 16, 8, 4, 2, 9, 3, 5, 7, 11, 13 (run_stages)
+  uint radix[FFT_MAX_STAGES];  // in run_stages' order: 16, 8, 4, 2, then 9, 3, 5, 7, 11, 13,
+                               // or the odd radices first
   uint inverse;  // 1: exponent sign +, conjugated twiddles
   uint transforms;  // transforms (or items, for real kernels) in the dispatch
   uint per_batch;
