@@ -158,10 +158,12 @@ inline uint dispatch_stages(constant FftParams& p) {
 // The first and last radix of a pipeline's even runs and of its odd runs
 // (1 where it has none).
 inline uint fixed_first_even() {
-  return fixed_stages_16 ? 16u : fixed_stages_8 ? 8u : fixed_stages_4 ? 4u : fixed_stages_2 ? 2u : 1u;
+  return fixed_stages_16 ? 16u : fixed_stages_8 ? 8u : fixed_stages_4 ? 4u
+       : fixed_stages_2 ? 2u : 1u;
 }
 inline uint fixed_last_even() {
-  return fixed_stages_2 ? 2u : fixed_stages_4 ? 4u : fixed_stages_8 ? 8u : fixed_stages_16 ? 16u : 1u;
+  return fixed_stages_2 ? 2u : fixed_stages_4 ? 4u : fixed_stages_8 ? 8u
+       : fixed_stages_16 ? 16u : 1u;
 }
 inline uint fixed_first_odd() {
   return fixed_stages_9 ? 9u : fixed_stages_3 ? 3u : fixed_stages_5 ? 5u : fixed_stages_7 ? 7u

@@ -352,8 +352,8 @@ MODE_WORDS = {"inverse": 18, "pre_mode": 25, "post_mode": 26, "convolve": 27, "i
 
 
 @pytest.mark.parametrize("kind,n", [(C2C, 16), (C2C, 1000), (C2C, 4095), (C2C, 4097),
-                                    (C2C, 10**6), (C2C, 1 << 20), (C2C, 11**5), (R2C, 1000), (C2R, 999),
-                                    (C2R, 1000), (R2C, 1 << 14)])
+                                    (C2C, 10**6), (C2C, 1 << 20), (C2C, 11**5), (R2C, 1000),
+                                    (C2R, 999), (C2R, 1000), (R2C, 1 << 14)])
 def test_stockham_pipelines_fix_the_dispatch_shape_and_modes(kind, n):
     """A Stockham dispatch's pipeline constants are its own length, threads
     per transform, transforms per group, stages per radix in the kernel's
