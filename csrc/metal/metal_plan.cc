@@ -27,7 +27,7 @@ PlanKey MetalRequest::key() const {
   return PlanKey{"metal.fft",
                  {static_cast<std::int64_t>(kind), forward ? 1 : 0, n, outer_count, inner_count,
                   in.elem_stride, in.inner_stride, in.outer_stride, out.elem_stride,
-                  out.inner_stride, out.outer_stride, bits_of(scale)}};
+                  out.inner_stride, out.outer_stride, bits_of(scale), coalesced_bytes}};
 }
 
 }  // namespace jax_apple_fft

@@ -25,17 +25,18 @@ using shaders::FftSide;
 using metal_routes::bluestein_length;
 using metal_routes::fits_one_group;
 using metal_routes::four_step_split;
-using metal_routes::kCoalescedLength;
 using metal_routes::kThreadgroupElements;
 using metal_routes::rader_generator;
 using metal_routes::stockham_kernel;
 using metal_routes::three_pass_split;
 
 constexpr std::uint32_t kMaxGroupThreads = metal_routes::kMaxTransformThreads;
-// Bytes of one coalesced piece of device memory: a warp's accesses that fill
-// whole pieces cost no more than they move (NVIDIA's 32-byte sectors).
-constexpr std::uint32_t kCoalescedBytes = 32;
-constexpr std::uint32_t kAcrossTransforms = kCoalescedBytes / sizeof(shaders::float2);
+// Threads per transform whose loads and stores along a contiguous transform
+// count as coalesced: 32 bytes per access, whatever the GPU's piece, since
+// the group's own later accesses read the rest of a wider piece (on the
+// H200, 16 = 4 * 4 on 4 threads ran 1.4 times faster than one thread
+// walking the group's transforms as one run through threadgroup memory).
+constexpr std::uint32_t kAlongThreads = 4;
 constexpr std::uint64_t kAlignment = 256;  // bytes; every table and scratch region starts aligned
 constexpr std::uint64_t kIndexLimit = std::uint64_t(1) << 32;  // kernels index floats with uint
 
@@ -206,6 +207,11 @@ class Planner {
     const MetalRequest& r = request_;
     if (r.n < 1) fail("the transform length must be at least 1");
     if (r.n > kMetalMaxLength) fail("lengths above 2^24 are not supported");
+    if (!metal_routes::valid_coalesced_bytes(r.coalesced_bytes)) {
+      fail("a coalesced piece must be a power of two from 8 to 128 bytes");
+    }
+    across_ = metal_routes::across_transforms(r.coalesced_bytes);
+    coalesced_length_ = metal_routes::coalesced_length(r.coalesced_bytes);
     if (r.outer_count < 0 || r.inner_count < 0) fail("batch counts must be non-negative");
     for (const MetalLayout* l : {&r.in, &r.out}) {
       if (l->elem_stride < 0 || l->inner_stride < 0 || l->outer_stride < 0) {
@@ -292,20 +298,21 @@ class Planner {
   }
 
   // Whether complex_transform takes length n in three passes.
-  static bool takes_three_passes(std::uint64_t n) {
-    return !fits_one_group(n) && !four_step_split(n, kCoalescedLength) && three_pass_split(n);
+  bool takes_three_passes(std::uint64_t n) const {
+    return !fits_one_group(n) && !four_step_split(n, coalesced_length_) &&
+           three_pass_split(n, coalesced_length_);
   }
 
   void complex_transform(std::uint64_t n, bool inverse, Endpoint in, Endpoint out, FusedOperation pre,
                          FusedOperation post, double scale) {
-    // A group holds fewer than kAcrossTransforms strided columns of a length
-    // above kCoalescedLength: four-step passes walk across whole pieces.
-    const bool split_columns = interleave_ >= kAcrossTransforms && n > kCoalescedLength;
+    // A group holds fewer than across_ strided columns of a length above
+    // coalesced_length_: four-step passes walk across whole pieces.
+    const bool split_columns = interleave_ >= across_ && n > coalesced_length_;
     if (fits_one_group(n) && !split_columns) {
       stockham_pass(std::uint32_t(n), inverse, batch_, 1, in, out, pre, post, scale);
-    } else if (auto split = four_step_split(n, kCoalescedLength)) {
+    } else if (auto split = four_step_split(n, coalesced_length_)) {
       four_step(split->first, split->second, inverse, in, out, pre, post, scale);
-    } else if (auto split3 = three_pass_split(n)) {
+    } else if (auto split3 = three_pass_split(n, coalesced_length_)) {
       three_pass(*split3, inverse, in, out, pre, post, scale);
     } else if (auto split = four_step_split(n)) {
       four_step(split->first, split->second, inverse, in, out, pre, post, scale);
@@ -373,7 +380,7 @@ class Planner {
   }
 
   // n = n1 m, m = n2 n3: the four-step split applied twice, so that every
-  // pass is at most kCoalescedLength long and its group's transforms are
+  // pass is at most coalesced_length_ long and its group's transforms are
   // neighbours in memory. Pass 1 transforms the columns j1 of stride m and
   // applies w_n^(k1 r); pass 2 transforms, within row k1, the columns j2 of
   // stride n3, applies w_m^(k2 j3) and stores Z[k1, k2, j3] at
@@ -472,19 +479,19 @@ class Planner {
                      FusedOperation post, double scale,
                      std::optional<std::uint64_t> spectrum = std::nullopt,
                      std::uint32_t convolution = FFT_CONVOLVE_BLUESTEIN) {
-    // A side strided along its transforms walks across kAcrossTransforms of
-    // them at least, for whole coalesced pieces: fewer threads per transform.
+    // A side strided along its transforms walks across across_ of them at
+    // least, for whole coalesced pieces: fewer threads per transform.
     const bool strided = std::uint64_t(in.side.g_mul) * in.side.elem_stride != 1 ||
                          std::uint64_t(out.side.g_mul) * out.side.elem_stride != 1;
-    // A strided side takes at most 32 threads per transform where the length
-    // allows, so that a group holds 8 transforms or more (24696's 147-point
-    // pass: 21 threads ran 1.2 times faster than 49 on the H200). A contiguous
-    // side takes at least kAcrossTransforms, for whole pieces along it, and 8
+    // A strided side takes threads per transform for a group of 8 transforms
+    // or more, and of across_ at least, where the length allows (24696's
+    // 147-point pass: 21 threads, 12 per group, ran 1.2 times faster than 49
+    // on the H200). A contiguous side takes at least kAlongThreads, and 8
     // from 64 points (64 = 8 * 8 on 8 threads ran 1.23 times faster than
     // 16 * 4 on 4: half the registers and threadgroup memory per transform).
-    const std::uint32_t least_threads = n >= 64 ? 2 * kAcrossTransforms : kAcrossTransforms;
+    const std::uint32_t least_threads = n >= 64 ? 8 : kAlongThreads;
     const metal_routes::StockhamShape shape =
-        strided ? metal_routes::stockham_shape(n, kMaxGroupThreads / (2 * kAcrossTransforms))
+        strided ? metal_routes::stockham_shape(n, kMaxGroupThreads / std::max<std::uint32_t>(8, across_))
                 : metal_routes::stockham_shape(n, kMaxGroupThreads, least_threads);
     const std::vector<std::uint32_t>& radices = shape.radices;
     const std::uint32_t threads_each = shape.threads;
@@ -495,9 +502,9 @@ class Planner {
                                                  kMaxGroupThreads / threads_each);
     most = std::max<std::uint64_t>(1, std::min(most, transforms));
     // A side whose stage end can meet device memory in registers walks along
-    // its transforms rather than as one run, where a transform's threads
-    // still cover whole coalesced pieces of it.
-    const bool coalesced = threads_each * sizeof(shaders::float2) >= kCoalescedBytes;
+    // its transforms rather than as one run, where a transform has
+    // kAlongThreads threads or more.
+    const bool coalesced = threads_each >= kAlongThreads;
     const bool load_in_registers =
         coalesced && shape.first_stage_divides() && pre.mode != FFT_FUSED_C2R_PACK;
     const bool store_in_registers =
@@ -613,6 +620,8 @@ class Planner {
   }
 
   const MetalRequest request_;
+  std::uint32_t across_ = 1;             // metal_routes::across_transforms
+  std::uint64_t coalesced_length_ = 1;  // metal_routes::coalesced_length
   std::uint64_t batch_ = 0;
   std::uint64_t interleave_ = 1;  // FftParams::batch_interleave of passes that split the axis
   std::shared_ptr<MetalPlan> plan_;

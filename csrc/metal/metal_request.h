@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "cache/cached_value.h"
+#include "metal/metal_routes.h"
 #include "spec/transform_spec.h"
 
 namespace jax_apple_fft {
@@ -29,6 +30,8 @@ struct MetalRequest {
   MetalLayout in;
   MetalLayout out;
   double scale = 1.0;  // normalisation, fused into the last dispatch
+  // Bytes of one coalesced piece of the GPU the plan is for (metal_routes.h).
+  std::uint32_t coalesced_bytes = metal_routes::kAppleCoalescedBytes;
 
   std::int64_t batch() const { return outer_count * inner_count; }
   PlanKey key() const;

@@ -40,11 +40,12 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> four_step_split(std::uint
   return std::nullopt;
 }
 
-std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n) {
+std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n,
+                                                            std::uint64_t longest) {
   std::optional<std::array<std::uint32_t, 3>> best;
   for (std::uint64_t n1 = 2; n1 * n1 * n1 <= n; ++n1) {
     if (n % n1 != 0 || !fits_one_group(n1)) continue;
-    const auto rest = four_step_split(n / n1, kCoalescedLength);
+    const auto rest = four_step_split(n / n1, longest);
     if (rest && rest->first >= n1) best = {std::uint32_t(n1), rest->first, rest->second};
   }
   return best;

@@ -4,8 +4,8 @@
 //
 // A complex transform of length n takes the first route that serves it:
 //   one Stockham pass in one threadgroup (n <= 4096, factors in 2..13);
-//   four-step, two passes of at most kCoalescedLength each;
-//   three passes of at most kCoalescedLength each;
+//   four-step, two passes of at most coalesced_length each;
+//   three passes of at most coalesced_length each;
 //   four-step, two passes of at most 4096 each;
 //   Rader, for a prime n whose n - 1 takes a four-step split, where
 //   Bluestein's convolution would not fit one group: a convolution of n - 1
@@ -28,9 +28,31 @@
 namespace jax_apple_fft::metal_routes {
 
 inline constexpr std::uint64_t kThreadgroupElements = FFT_THREADGROUP_ELEMENTS;
-// The longest pass whose group holds 4 transforms side by side: neighbouring
-// threads' 8-byte accesses to neighbouring transforms then fill 32-byte sectors.
-inline constexpr std::uint64_t kCoalescedLength = kThreadgroupElements / 4;
+
+// Bytes of one coalesced piece of device memory, a property of the GPU a
+// plan is for: a SIMD group's accesses that fill whole pieces cost no more
+// than the bytes they move. NVIDIA's sectors are 32 bytes (the CUDA
+// verifier's GPU); Apple GPUs are planned with 64 (VkFFT's setting for
+// Metal; not measured here).
+inline constexpr std::uint32_t kNvidiaCoalescedBytes = 32;
+inline constexpr std::uint32_t kAppleCoalescedBytes = 64;
+
+// The pieces the planner takes: powers of two from one complex64 value (8
+// bytes) to 128.
+constexpr bool valid_coalesced_bytes(std::uint32_t bytes) {
+  return bytes >= 8 && bytes <= 128 && (bytes & (bytes - 1)) == 0;
+}
+
+// Neighbouring transforms whose same complex64 element fills one piece.
+constexpr std::uint32_t across_transforms(std::uint32_t coalesced_bytes) {
+  return coalesced_bytes / 8;
+}
+
+// The longest pass whose group holds across_transforms transforms side by
+// side, so that neighbouring threads' accesses to them fill whole pieces.
+constexpr std::uint64_t coalesced_length(std::uint32_t coalesced_bytes) {
+  return kThreadgroupElements / across_transforms(coalesced_bytes);
+}
 
 // Stockham radices for n in the kernels' order (16s for lengths 2^k, else
 // 8s; then 4, 2, 9s and odd primes ascending), or nothing if
@@ -45,9 +67,9 @@ bool fits_one_group(std::uint64_t n);
 std::optional<std::pair<std::uint32_t, std::uint32_t>> four_step_split(
     std::uint64_t n, std::uint64_t longest = kThreadgroupElements);
 
-// A split n = n1 * n2 * n3 into single-group lengths of at most
-// kCoalescedLength, n1 <= n2 <= n3, the smallest factor as large as possible.
-std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n);
+// A split n = n1 * n2 * n3 into single-group lengths, n2 and n3 of at most
+// `longest`, n1 <= n2 <= n3, the smallest factor as large as possible.
+std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n, std::uint64_t longest);
 
 // The Bluestein convolution length for n: the cheapest m >= 2n - 1 with no
 // prime factor above 7 that one group or a four-step split takes. Lengths 2^k

@@ -209,7 +209,7 @@ void bind_metal(nb::module_& m, nb::module_& testing) {
       "metal_emulator_plan",
       [](TransformKind kind, bool forward, std::int64_t n, std::int64_t outer_count,
          std::int64_t inner_count, std::array<std::int64_t, 3> in_strides,
-         std::array<std::int64_t, 3> out_strides, double scale) {
+         std::array<std::int64_t, 3> out_strides, double scale, std::uint32_t coalesced_bytes) {
         MetalRequest request;
         request.kind = kind;
         request.forward = forward;
@@ -219,13 +219,17 @@ void bind_metal(nb::module_& m, nb::module_& testing) {
         request.in = layout_from(in_strides);
         request.out = layout_from(out_strides);
         request.scale = scale;
+        request.coalesced_bytes = coalesced_bytes;
         nb::gil_scoped_release release;
         return PyMetalPlan{build_metal_plan(request)};
       },
       nb::arg("kind"), nb::arg("forward"), nb::arg("n"), nb::arg("outer_count"),
       nb::arg("inner_count"), nb::arg("in_strides"), nb::arg("out_strides"), nb::arg("scale"),
-      "Plans a Metal FFT; strides are (element, inner, outer) "
-      "in units of each side's element type.");
+      nb::arg("coalesced_bytes") = metal_routes::kAppleCoalescedBytes,
+      "Plans a Metal FFT; strides are (element, inner, outer) in units of each side's "
+      "element type; `coalesced_bytes`: the GPU's coalesced piece (Apple's by default).");
+  m.attr("APPLE_COALESCED_BYTES") = metal_routes::kAppleCoalescedBytes;
+  m.attr("NVIDIA_COALESCED_BYTES") = metal_routes::kNvidiaCoalescedBytes;
 
   testing.def(
       "metal_library_source",

@@ -7,7 +7,6 @@ import pytest
 
 import cuda_source
 import sass_count
-from plan_runner import C2C
 
 NVDISASM = sass_count.find_nvdisasm()
 needs_tools = pytest.mark.skipif(NVDISASM is None or cuda_source.find_nvrtc() is None,
@@ -44,7 +43,7 @@ def test_stores_that_read_a_table_issue_their_loads_first(n, post_mode):
     """A table load placed after a store waits for it (the store may alias the
     table): Rader's scatter and Bluestein's chirp read all their table
     entries before their first store. Only Rader's bin 0, one load, follows."""
-    plan, _ = sass_count.MetalPlanRunner.plan(C2C, True, n, (64, n), 1, 1.0)
+    plan = sass_count.c2c_plan(n, 64)
     (last,) = [d for d in plan.dispatches if d["params"]["post_mode"] == post_mode]
     order = global_accesses(last)
     after_first_store = order[order.index("S"):]

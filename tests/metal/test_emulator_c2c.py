@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+from emulator_runner import Emulator
+from jax_apple_fft import _core
 from metal_inputs import random_complex
 from support.accuracy import assert_accurate
 
@@ -92,3 +94,22 @@ def test_nan_and_inf_propagate(emulator):
     x = np.zeros(16, np.complex64)
     x[3] = np.nan
     assert np.isnan(emulator.fft(x)).all()
+
+
+class NvidiaPlans(Emulator):
+    """The plans the CUDA verifier runs (32-byte pieces), in the emulator."""
+
+    coalesced_bytes = _core.NVIDIA_COALESCED_BYTES
+
+
+@pytest.fixture(scope="module")
+def nvidia_emulator():
+    return NvidiaPlans()
+
+
+@pytest.mark.parametrize("shape,axis", [((1, 1 << 19), 1), ((1, 3**10 * 5), 1),
+                                        ((4096, 4), 0), ((2048, 5), 0)])
+def test_plans_for_nvidia_pieces(nvidia_emulator, rng, shape, axis):
+    """Lengths whose route differs with 32-byte pieces: two passes up to
+    1024 points each (2^19 = 512 * 1024), strided axes split from 4 columns."""
+    check(nvidia_emulator, random_complex(rng, shape), axis=axis)

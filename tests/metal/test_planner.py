@@ -9,12 +9,16 @@ from jax_apple_fft import PlanBuildError, _core
 from jax_apple_fft.primitive.transform_kind import TransformKind
 
 C2C, R2C, C2R = TransformKind.C2C, TransformKind.R2C, TransformKind.C2R
+# Coalesced pieces: Apple's plans are the package's; rules measured on the
+# H200 are pinned on NVIDIA's plans, which the CUDA verifier runs.
+APPLE, NVIDIA = _core.APPLE_COALESCED_BYTES, _core.NVIDIA_COALESCED_BYTES
 
 
-def plan(kind, n, batch=1, forward=True, scale=1.0):
+def plan(kind, n, batch=1, forward=True, scale=1.0, coalesced_bytes=APPLE):
     in_len = n // 2 + 1 if kind == C2R else n
     out_len = n // 2 + 1 if kind == R2C else n
-    return _core.metal_emulator_plan(kind, forward, n, batch, 1, (1, 0, in_len), (1, 0, out_len), scale)
+    return _core.metal_emulator_plan(kind, forward, n, batch, 1, (1, 0, in_len), (1, 0, out_len), scale,
+                                     coalesced_bytes)
 
 
 def kernels(p):
@@ -53,7 +57,7 @@ def test_radix_nine_also_where_no_stage_end_meets_device_memory_in_registers():
     """3^12 = 729 * 729: its strided passes take 46 threads per transform,
     which divide neither 729 / 9 nor any other stage end, and still run
     radix 9 (three exchanges, not six)."""
-    for d in plan(C2C, 3**12, batch=2).dispatches:
+    for d in plan(C2C, 3**12, batch=2, coalesced_bytes=NVIDIA).dispatches:
         p = d["params"]
         assert p["radices"] == [9, 9, 9] and (729 // 9) % p["threads_per_transform"] != 0
     assert plan(C2C, 729, batch=2).dispatches[0]["params"]["radices"] == [9, 9, 9]
@@ -82,7 +86,7 @@ def test_odd_radices_run_first_where_that_spares_banks_or_puts_more_ends_in_regi
     more stage ends in registers, or as many on as many threads where the
     even radices start with 4 or 8 (their span-1 scatter would put up to 8 of
     a SIMD group's accesses in one bank)."""
-    dispatches = [d["params"] for d in plan(C2C, n, batch=64).dispatches
+    dispatches = [d["params"] for d in plan(C2C, n, batch=64, coalesced_bytes=NVIDIA).dispatches
                   if d["kernel"].startswith("fft_stockham")]
     assert [(d["radices"], d["threads_per_transform"]) for d in dispatches] == passes
 
@@ -124,25 +128,57 @@ def test_small_lengths_share_a_threadgroup():
     assert d["params"]["per_group"] * 16 * 8 == d["threadgroup_memory_bytes"] <= 32768
 
 
-def test_large_powers_of_two_use_four_step():
-    p = plan(C2C, 1 << 20, scale=0.5)
+@pytest.mark.parametrize("coalesced_bytes,n", [(APPLE, 1 << 18), (NVIDIA, 1 << 20)])
+def test_large_powers_of_two_use_four_step(coalesced_bytes, n):
+    p = plan(C2C, n, scale=0.5, coalesced_bytes=coalesced_bytes)
     assert kernels(p) == ["fft_stockham_pow2", "fft_stockham_pow2"]
     first, second = (d["params"] for d in p.dispatches)
-    assert first["n"] * second["n"] == 1 << 20
+    assert first["n"] * second["n"] == n
     assert first["post_mode"] == "four_step_twiddle"  # the w_n^(k1 j2) twiddle is fused into pass 1
     assert (first["scale"], second["scale"]) == (1.0, 0.5)
-    assert p.scratch_bytes == (1 << 20) * 8
+    assert p.scratch_bytes == n * 8
     assert ("scratch" in (b[1] for b in p.dispatches[0]["bindings"]))
+
+
+@pytest.mark.parametrize("coalesced_bytes,two_passes,three_passes", [
+    (APPLE, [(1 << 18, (512, 512)), (3**10, (243, 243))],
+     [(1 << 19, (64, 64, 128)), (1 << 20, (64, 128, 128)), (3**12, (81, 81, 81)),
+      (10**6, (100, 100, 100))]),
+    (NVIDIA, [(1 << 19, (512, 1024)), (1 << 20, (1024, 1024)), (3**12, (729, 729)),
+              (10**6, (1000, 1000))],
+     [(1 << 21, (128, 128, 128))]),
+])
+def test_the_coalesced_piece_bounds_the_passes_of_split_lengths(coalesced_bytes, two_passes,
+                                                                three_passes):
+    """A group of a split pass holds the neighbouring transforms whose same
+    element fills a coalesced piece: 8 at Apple's 64 bytes, so passes of at
+    most 512 points (three passes from 2^19), 4 at NVIDIA's 32 (1024 points)."""
+    for n, factors in two_passes + three_passes:
+        dispatches = plan(C2C, n, batch=2, coalesced_bytes=coalesced_bytes).dispatches
+        assert tuple(d["params"]["n"] for d in dispatches) == factors, n
+        across = coalesced_bytes // 8
+        for d in dispatches:
+            assert d["params"]["per_group"] >= across
+
+
+@pytest.mark.parametrize("coalesced_bytes", [0, 4, 24, 256])
+def test_a_coalesced_piece_the_planner_does_not_take_raises(coalesced_bytes):
+    with pytest.raises(PlanBuildError, match="coalesced piece"):
+        plan(C2C, 1 << 20, coalesced_bytes=coalesced_bytes)
+
+
+def test_plans_for_different_pieces_are_different_cache_entries():
+    assert plan(C2C, 64, coalesced_bytes=APPLE).key != plan(C2C, 64, coalesced_bytes=NVIDIA).key
 
 
 @pytest.mark.parametrize("n,factors", [(1 << 21, (128, 128, 128)), (1 << 24, (256, 256, 256)),
                                        (11**5, (11, 121, 121)), (4095 * 4095, (225, 273, 273))])
 def test_lengths_with_no_split_of_two_coalesced_factors_take_three_passes(n, factors):
-    # Two passes while both factors are at most 1024 (a group holds 4 neighbouring transforms)
+    # Two passes while both factors are at most 512 (a group holds 8 neighbouring transforms)
     first, second, third = (d["params"] for d in plan(C2C, n, batch=2, scale=0.5).dispatches)
     n1, n2, n3 = factors
     assert (first["n"], second["n"], third["n"]) == factors
-    assert min(first["per_group"], second["per_group"], third["per_group"]) >= 4
+    assert min(first["per_group"], second["per_group"], third["per_group"]) >= 8
     # every side but the row pass's load is walked across neighbouring transforms
     assert [first["in"]["walk"], first["out"]["walk"], second["in"]["walk"],
             second["out"]["walk"], third["out"]["walk"]] == ["across"] * 5
@@ -241,7 +277,7 @@ def test_four_step_columns_are_walked_across_transforms():
     assert 1 << (2 * first["twiddle_shift"]) >= 1 << 16  # the split table's fine part covers sqrt(n)
 
 
-def axis_plan(kind, shape, axis):
+def axis_plan(kind, shape, axis, coalesced_bytes=APPLE):
     """The plan of a transform along `axis` of a C-contiguous array."""
     n = shape[axis]
     outer = int(np.prod(shape[:axis], dtype=np.int64))
@@ -249,7 +285,7 @@ def axis_plan(kind, shape, axis):
     in_len = n // 2 + 1 if kind == C2R else n
     out_len = n // 2 + 1 if kind == R2C else n
     return _core.metal_emulator_plan(kind, True, n, outer, inner, (inner, 1, in_len * inner),
-                                     (inner, 1, out_len * inner), 1.0)
+                                     (inner, 1, out_len * inner), 1.0, coalesced_bytes)
 
 
 def element_address(params, side, transform, i):
@@ -282,12 +318,17 @@ def test_strided_axes_walk_across_neighbouring_columns_in_every_pass(shape, axis
                 assert element_address(q, side, t + 1, 0) - element_address(q, side, t, 0) == 1
 
 
-def test_a_strided_axis_above_a_coalesced_length_splits_where_columns_fill_a_piece():
-    """4096 strided points fill a group alone: with four or more columns they
-    take two 64-point passes; with three, one pass (no piece to fill)."""
-    assert [d["params"]["n"] for d in axis_plan(C2C, (4096, 4), 0).dispatches] == [64, 64]
-    assert [d["params"]["n"] for d in axis_plan(C2C, (4096, 3), 0).dispatches] == [4096]
-    assert [d["params"]["n"] for d in axis_plan(C2C, (2, 4096), 1).dispatches] == [4096]
+@pytest.mark.parametrize("coalesced_bytes", [APPLE, NVIDIA])
+def test_a_strided_axis_above_a_coalesced_length_splits_where_columns_fill_a_piece(coalesced_bytes):
+    """4096 strided points fill a group alone: with as many columns as fill a
+    piece (8 at 64 bytes, 4 at 32) they take two 64-point passes; with fewer,
+    one pass (no piece to fill)."""
+    def lengths(shape, axis):
+        return [d["params"]["n"] for d in axis_plan(C2C, shape, axis, coalesced_bytes).dispatches]
+    across = coalesced_bytes // 8
+    assert lengths((4096, across), 0) == [64, 64]
+    assert lengths((4096, across - 1), 0) == [4096]
+    assert lengths((2, 4096), 1) == [4096]
 
 
 def test_three_pass_routes_keep_batch_entries_apart():
@@ -326,9 +367,9 @@ def test_bindings_use_byte_offsets_into_tables():
 
 
 def test_reported_bytes():
-    p = plan(C2C, 1 << 20, batch=2)
-    assert p.scratch_bytes == 2 * (1 << 20) * 8
-    assert p.source_bytes == p.destination_bytes == 2 * (1 << 20) * 8
+    p = plan(C2C, 1 << 18, batch=2)
+    assert p.scratch_bytes == 2 * (1 << 18) * 8
+    assert p.source_bytes == p.destination_bytes == 2 * (1 << 18) * 8
     assert p.bytes >= p.table_bytes > 0
     assert p.key.startswith("metal.fft(")
 

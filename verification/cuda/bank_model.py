@@ -22,12 +22,10 @@ conflicts where ncu counted 37/63/39 %; Rader 12289's 57/0/57 % against
 from __future__ import annotations
 
 import argparse
-import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "metal"))
-
-from plan_runner import C2C, MetalPlanRunner  # noqa: E402
+from jax_apple_fft import _core
+from jax_apple_fft.metal.axis_plans import plan_along_axis
+from jax_apple_fft.primitive.transform_kind import TransformKind
 
 MAX_THREAD_VALUES = 16  # FFT_MAX_THREAD_VALUES
 SIMD_WIDTH = 32
@@ -145,7 +143,8 @@ def per_request(dispatch) -> float:
 
 def c2c_dispatches(n: int) -> list:
     """The Stockham dispatches of a batched forward c2c of length n."""
-    plan, _ = MetalPlanRunner.plan(C2C, True, n, (max(64, (1 << 20) // n), n), 1, 1.0)
+    plan, _ = plan_along_axis(TransformKind.C2C, True, n, (max(64, (1 << 20) // n), n), 1, 1.0,
+                              _core.NVIDIA_COALESCED_BYTES)
     return [d for d in plan.dispatches if d["kernel"].startswith("fft_stockham")]
 
 

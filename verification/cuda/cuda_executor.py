@@ -23,6 +23,7 @@ import tempfile
 
 import numpy as np
 
+from jax_apple_fft import _core
 from plan_runner import C2C, MetalPlanRunner  # verification/metal, on sys.path
 from cuda_source import (ENTRY_PREFIX, FFT_KERNELS, PARAMS_IN_MEMORY_SUFFIX, PARAMS_PROBE, SHADERS,
                          compile_fixed_kernels, compile_options, register_cap, translation_unit)
@@ -49,7 +50,10 @@ def params_argument(params_bytes: bytes) -> np.void:
 
 
 class CudaPlanRunner(MetalPlanRunner):
-    """Compiles the kernels once and runs Metal plans on the current GPU."""
+    """Compiles the kernels once and runs Metal plans, planned for NVIDIA's
+    coalesced piece, on the current GPU."""
+
+    coalesced_bytes = _core.NVIDIA_COALESCED_BYTES
 
     def __init__(self, kernels: tuple[str, ...] = FFT_KERNELS, source: str | None = None,
                  extra_options: tuple[str, ...] = (), fixed_shapes: bool = True,

@@ -15,17 +15,15 @@ from __future__ import annotations
 import argparse
 import glob
 import os
-import pathlib
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "metal"))
-
-import cuda_source  # noqa: E402
-from plan_runner import C2C, MetalPlanRunner  # noqa: E402
+import cuda_source
+from jax_apple_fft import _core
+from jax_apple_fft.metal.axis_plans import plan_along_axis
+from jax_apple_fft.primitive.transform_kind import TransformKind
 
 ARCH = "sm_90"
 
@@ -80,10 +78,17 @@ def per_element(plan, nvdisasm: str) -> list[float]:
     return counts
 
 
+def c2c_plan(n: int, batch: int):
+    """The plan of a batched forward c2c of length n (contiguous rows), as
+    the CUDA verifier plans it."""
+    plan, _ = plan_along_axis(TransformKind.C2C, True, n, (batch, n), 1, 1.0,
+                              _core.NVIDIA_COALESCED_BYTES)
+    return plan
+
+
 def c2c_row(n: int, nvdisasm: str) -> list[float]:
-    """per_element of a batched forward c2c of length n (contiguous rows)."""
-    plan, _ = MetalPlanRunner.plan(C2C, True, n, (max(1, (1 << 20) // n), n), 1, 1.0)
-    return per_element(plan, nvdisasm)
+    """per_element of c2c_plan for about 2^20 elements."""
+    return per_element(c2c_plan(n, max(1, (1 << 20) // n)), nvdisasm)
 
 
 def main() -> int:

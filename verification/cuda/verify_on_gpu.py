@@ -43,6 +43,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "metal"))
 
 import cuda_source  # noqa: E402
 from cuda_executor import CudaPlanRunner, cuda_available  # noqa: E402
+from jax_apple_fft import _core  # noqa: E402
 from jax_apple_fft.runtime.accuracy import error_bound, relative_l2_error  # noqa: E402
 from plan_runner import C2C, C2R, R2C, MetalPlanRunner  # noqa: E402
 import vkfft_reference  # noqa: E402
@@ -488,7 +489,11 @@ def main() -> int:
     parser.add_argument("--run-kernel-as", action="append", default=[], metavar="KERNEL=OTHER",
                         help="run KERNEL's dispatches with OTHER, whose radices include "
                              "KERNEL's (repeatable)")
+    parser.add_argument("--coalesced-bytes", type=int, default=_core.NVIDIA_COALESCED_BYTES,
+                        help="plan for a GPU whose coalesced piece is this many bytes (64: the "
+                             "plans an Apple GPU runs)")
     arguments = parser.parse_args()
+    CudaPlanRunner.coalesced_bytes = arguments.coalesced_bytes
     if not cuda_available():
         print("no CUDA device", file=sys.stderr)
         return 2
@@ -511,7 +516,8 @@ def main() -> int:
                             build_in_pool=arguments.what != "sanitize")
     runner.substitutes = dict(pair.split("=", 1) for pair in arguments.run_kernel_as)
     device = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    result = {"device": device, "params_by_value": runner.params_by_value}
+    result = {"device": device, "params_by_value": runner.params_by_value,
+              "coalesced_bytes": runner.coalesced_bytes}
     print(f"FftParams passed {'by value' if runner.params_by_value else 'in device memory'}")
     failed = False
     if arguments.what == "accuracy":

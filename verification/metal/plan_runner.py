@@ -13,6 +13,7 @@ import abc
 
 import numpy as np
 
+from jax_apple_fft import _core
 from jax_apple_fft.frontend.arguments import check_norm
 from jax_apple_fft.metal.axis_plans import plan_along_axis
 from jax_apple_fft.primitive.transform_kind import Transform, TransformKind
@@ -35,9 +36,16 @@ def _fit(x: np.ndarray, n: int, axis: int) -> np.ndarray:
 
 
 class MetalPlanRunner(abc.ABC):
-    """numpy.fft-style transforms along one axis, each run as one Metal plan."""
+    """numpy.fft-style transforms along one axis, each run as one Metal plan,
+    planned for a GPU whose coalesced piece is `coalesced_bytes`."""
 
-    plan = staticmethod(plan_along_axis)
+    coalesced_bytes: int = _core.APPLE_COALESCED_BYTES
+
+    @classmethod
+    def plan(cls, kind: TransformKind, forward: bool, n: int, in_shape, axis: int,
+             scale: float = 1.0):
+        """plan_along_axis for this runner's GPU."""
+        return plan_along_axis(kind, forward, n, in_shape, axis, scale, cls.coalesced_bytes)
 
     @abc.abstractmethod
     def run(self, plan, x: np.ndarray, out_shape, out_dtype) -> np.ndarray:
