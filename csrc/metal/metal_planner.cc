@@ -230,7 +230,7 @@ class Planner {
     const bool columns = r.inner_count > 1 && r.in.inner_stride == 1 && r.out.inner_stride == 1 &&
                          r.in.elem_stride >= r.inner_count && r.out.elem_stride >= r.inner_count;
     const bool real_half = r.kind != TransformKind::kC2C && r.n % 2 == 0;
-    if (columns && !takes_three_passes(real_half ? r.n / 2 : r.n)) interleave_ = r.inner_count;
+    if (columns && !three_pass_route(real_half ? r.n / 2 : r.n)) interleave_ = r.inner_count;
   }
 
   // Bytes spanned by `count` elements per batch entry of `element_bytes` each.
@@ -297,10 +297,37 @@ class Planner {
     return offset;
   }
 
-  // Whether complex_transform takes length n in three passes.
-  bool takes_three_passes(std::uint64_t n) const {
-    return !fits_one_group(n) && !four_step_split(n, coalesced_length_) &&
-           three_pass_split(n, coalesced_length_);
+  // The shape of a pass with a strided side (every pass of a split length).
+  metal_routes::StockhamShape strided_shape(std::uint32_t n) const {
+    return metal_routes::stockham_shape(n, kMaxGroupThreads / std::max<std::uint32_t>(8, across_));
+  }
+
+  bool every_end_in_registers(const std::array<std::uint32_t, 3>& lengths) const {
+    return std::all_of(lengths.begin(), lengths.end(),
+                       [&](std::uint32_t f) { return strided_shape(f).ends_in_registers() == 2; });
+  }
+
+  // Stage ends that a pass of length f of a two-pass split passes through
+  // threadgroup memory where it is crowded: a group holds fewer than 8 of its
+  // transforms (f > 512), too few to hide the exchanges' latency.
+  int crowded_ends_in_memory(std::uint32_t f) const {
+    return kThreadgroupElements / f < 8 ? 2 - strided_shape(f).ends_in_registers() : 0;
+  }
+
+  // The three passes complex_transform takes for a length above one group:
+  // where no two passes of coalesced lengths split it, or where the two
+  // passes' crowded_ends_in_memory sum to 2 or more and three passes keep
+  // every stage end in registers. On the H200 three passes ran 1.09 to 1.34
+  // times faster than two where the rule takes them (3^12: 81^3 against
+  // 729^2); docs/metal.md lists the lengths measured.
+  std::optional<std::array<std::uint32_t, 3>> three_pass_route(std::uint64_t n) const {
+    if (fits_one_group(n)) return std::nullopt;
+    const auto three = three_pass_split(n, coalesced_length_);
+    const auto two = four_step_split(n, coalesced_length_);
+    if (!three || !two) return three;
+    const int in_memory = crowded_ends_in_memory(two->first) + crowded_ends_in_memory(two->second);
+    if (in_memory >= 2 && every_end_in_registers(*three)) return three;
+    return std::nullopt;
   }
 
   void complex_transform(std::uint64_t n, bool inverse, Endpoint in, Endpoint out, FusedOperation pre,
@@ -310,12 +337,14 @@ class Planner {
     const bool split_columns = interleave_ >= across_ && n > coalesced_length_;
     if (fits_one_group(n) && !split_columns) {
       stockham_pass(std::uint32_t(n), inverse, batch_, 1, in, out, pre, post, scale);
+    } else if (auto split3 = three_pass_route(n)) {
+      three_pass(*split3, inverse, in, out, pre, post, scale);
     } else if (auto split = four_step_split(n, coalesced_length_)) {
       four_step(split->first, split->second, inverse, in, out, pre, post, scale);
-    } else if (auto split3 = three_pass_split(n, coalesced_length_)) {
-      three_pass(*split3, inverse, in, out, pre, post, scale);
     } else if (auto split = four_step_split(n)) {
       four_step(split->first, split->second, inverse, in, out, pre, post, scale);
+    } else if (auto wide3 = three_pass_split(n, kThreadgroupElements)) {
+      three_pass(*wide3, inverse, in, out, pre, post, scale);
     } else if (auto generator = rader_generator(n)) {
       rader(n, *generator, inverse, in, out, scale);
     } else {
@@ -380,8 +409,8 @@ class Planner {
   }
 
   // n = n1 m, m = n2 n3: the four-step split applied twice, so that every
-  // pass is at most coalesced_length_ long and its group's transforms are
-  // neighbours in memory. Pass 1 transforms the columns j1 of stride m and
+  // pass is one group long (at most coalesced_length_ where n allows) and its
+  // group's transforms are neighbours in memory. Pass 1 transforms the columns j1 of stride m and
   // applies w_n^(k1 r); pass 2 transforms, within row k1, the columns j2 of
   // stride n3, applies w_m^(k2 j3) and stores Z[k1, k2, j3] at
   // (k2 n1 + k1) n3 + j3; pass 3 transforms those rows, r = k2 n1 + k1, into
@@ -491,8 +520,7 @@ class Planner {
     // 16 * 4 on 4: half the registers and threadgroup memory per transform).
     const std::uint32_t least_threads = n >= 64 ? 8 : kAlongThreads;
     const metal_routes::StockhamShape shape =
-        strided ? metal_routes::stockham_shape(n, kMaxGroupThreads / std::max<std::uint32_t>(8, across_))
-                : metal_routes::stockham_shape(n, kMaxGroupThreads, least_threads);
+        strided ? strided_shape(n) : metal_routes::stockham_shape(n, kMaxGroupThreads, least_threads);
     const std::vector<std::uint32_t>& radices = shape.radices;
     const std::uint32_t threads_each = shape.threads;
     const char* kernel = stockham_kernel(radices);

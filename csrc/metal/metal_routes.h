@@ -4,9 +4,12 @@
 //
 // A complex transform of length n takes the first route that serves it:
 //   one Stockham pass in one threadgroup (n <= 4096, factors in 2..13);
+//   three passes of at most coalesced_length each, where two do not split
+//   n or pass a stage end through threadgroup memory that three keep in
+//   registers (metal_planner.cc, three_pass_route);
 //   four-step, two passes of at most coalesced_length each;
-//   three passes of at most coalesced_length each;
 //   four-step, two passes of at most 4096 each;
+//   three passes of at most 4096 each;
 //   Rader, for a prime n whose n - 1 takes a four-step split, where
 //   Bluestein's convolution would not fit one group: a convolution of n - 1
 //   points in three passes, which carry bin 0 beside it;

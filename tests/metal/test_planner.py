@@ -54,12 +54,13 @@ def test_radices_prefer_sixteen_for_powers_of_two_else_eight_and_nine_for_powers
 
 
 def test_radix_nine_also_where_no_stage_end_meets_device_memory_in_registers():
-    """3^12 = 729 * 729: its strided passes take 46 threads per transform,
-    which divide neither 729 / 9 nor any other stage end, and still run
-    radix 9 (three exchanges, not six)."""
-    for d in plan(C2C, 3**12, batch=2, coalesced_bytes=NVIDIA).dispatches:
-        p = d["params"]
-        assert p["radices"] == [9, 9, 9] and (729 // 9) % p["threads_per_transform"] != 0
+    """686 * 729 on NVIDIA's pieces: its strided 729-point pass takes 46
+    threads per transform, which divide neither 729 / 9 nor any other stage
+    end, and still runs radix 9 (three exchanges, not six)."""
+    (d,) = [d for d in plan(C2C, 686 * 729, batch=2, coalesced_bytes=NVIDIA).dispatches
+            if d["params"]["n"] == 729]
+    p = d["params"]
+    assert p["radices"] == [9, 9, 9] and (729 // 9) % p["threads_per_transform"] != 0
     assert plan(C2C, 729, batch=2).dispatches[0]["params"]["radices"] == [9, 9, 9]
 
 
@@ -144,7 +145,7 @@ def test_large_powers_of_two_use_four_step(coalesced_bytes, n):
     (APPLE, [(1 << 18, (512, 512)), (3**10, (243, 243))],
      [(1 << 19, (64, 64, 128)), (1 << 20, (64, 128, 128)), (3**12, (81, 81, 81)),
       (10**6, (100, 100, 100))]),
-    (NVIDIA, [(1 << 19, (512, 1024)), (1 << 20, (1024, 1024)), (3**12, (729, 729)),
+    (NVIDIA, [(1 << 19, (512, 1024)), (1 << 20, (1024, 1024)), (686 * 729, (686, 729)),
               (10**6, (1000, 1000))],
      [(1 << 21, (128, 128, 128))]),
 ])
@@ -159,6 +160,45 @@ def test_the_coalesced_piece_bounds_the_passes_of_split_lengths(coalesced_bytes,
         across = coalesced_bytes // 8
         for d in dispatches:
             assert d["params"]["per_group"] >= across
+
+
+@pytest.mark.parametrize("n,passes", [
+    # a crowded pass with neither end in registers, or two with one each
+    (3**12, (81, 81, 81)), (2 * 3**11, (54, 81, 81)), (600**2, (64, 75, 75)),
+    (768**2, (64, 96, 96)), (729 * 1024, (81, 96, 96)),
+    (1 << 20, (1024, 1024)),  # crowded, both ends in registers
+    (512 * 768, (512, 768)),  # one end of one crowded pass in threadgroup memory
+    (10**6, (1000, 1000)), (343 * 1024, (512, 686)),  # three passes would not keep every end
+    (20000, (125, 160)),  # no crowded pass
+])
+def test_three_passes_where_two_are_crowded_and_exchange_through_threadgroup_memory(n, passes):
+    """On NVIDIA's pieces every length here splits in two passes of at most
+    1024 points. Three passes are taken where the two passes' crowded stage
+    ends (in a pass of more than 512 points, of which a group holds fewer
+    than 8) that go through threadgroup memory are two or more, and each of
+    the three passes has both stage ends in registers."""
+    def ends(d):
+        p = d["params"]
+        butterflies = (p["n"] // p["radices"][0], p["n"] // p["radices"][-1])
+        return sum(b % p["threads_per_transform"] == 0 for b in butterflies)
+    dispatches = plan(C2C, n, batch=2, coalesced_bytes=NVIDIA).dispatches
+    assert tuple(d["params"]["n"] for d in dispatches) == passes
+    if len(passes) == 3:
+        assert [ends(d) for d in dispatches] == [2, 2, 2]
+
+
+def test_every_smooth_length_to_the_largest_is_planned_for_both_pieces():
+    """Every length from 4097 to 2^24 with prime factors up to 13 takes a
+    route with either piece (5^9 * 7 has no split of passes up to 512 points,
+    nor two of up to 4096: it takes three passes of up to 4096)."""
+    lengths = {1}
+    for prime in (2, 3, 5, 7, 11, 13):
+        lengths = {m * prime**k for m in lengths for k in range(25) if m * prime**k <= 1 << 24}
+    for n in sorted(m for m in lengths if m > 4096):
+        for coalesced_bytes in (APPLE, NVIDIA):
+            plan(C2C, n, coalesced_bytes=coalesced_bytes)
+    wide = plan(C2C, 5**9 * 7, coalesced_bytes=APPLE).dispatches
+    assert [d["params"]["n"] for d in wide] == [125, 175, 625]
 
 
 @pytest.mark.parametrize("coalesced_bytes", [0, 4, 24, 256])
