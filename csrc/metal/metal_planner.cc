@@ -410,12 +410,13 @@ class Planner {
 
   // n = n1 m, m = n2 n3: the four-step split applied twice, so that every
   // pass is one group long (at most coalesced_length_ where n allows) and its
-  // group's transforms are neighbours in memory. Pass 1 transforms the columns j1 of stride m and
-  // applies w_n^(k1 r); pass 2 transforms, within row k1, the columns j2 of
-  // stride n3, applies w_m^(k2 j3) and stores Z[k1, k2, j3] at
-  // (k2 n1 + k1) n3 + j3; pass 3 transforms those rows, r = k2 n1 + k1, into
-  // X[k1 + n1 k2 + n1 n2 k3], element k3 at r + n1 n2 k3. Storing Z transposed
-  // keeps every side affine in its transform's index.
+  // group's transforms are neighbours in memory. Pass 1 transforms the
+  // columns j1 of stride m and applies w_n^(k1 r); pass 2 transforms,
+  // within row k1, the columns j2 of stride n3, applies w_m^(k2 j3) and
+  // stores Z[k1, k2, j3] at (k2 n1 + k1) n3 + j3; pass 3 transforms those
+  // rows, r = k2 n1 + k1, into X[k1 + n1 k2 + n1 n2 k3], element k3 at
+  // r + n1 n2 k3. Storing Z transposed keeps every side affine in its
+  // transform's index.
   void three_pass(std::array<std::uint32_t, 3> split, bool inverse, Endpoint in, Endpoint out,
                   FusedOperation pre, FusedOperation post, double scale) {
     const auto [n1, n2, n3] = split;
@@ -520,7 +521,8 @@ class Planner {
     // 16 * 4 on 4: half the registers and threadgroup memory per transform).
     const std::uint32_t least_threads = n >= 64 ? 8 : kAlongThreads;
     const metal_routes::StockhamShape shape =
-        strided ? strided_shape(n) : metal_routes::stockham_shape(n, kMaxGroupThreads, least_threads);
+        strided ? strided_shape(n)
+                : metal_routes::stockham_shape(n, kMaxGroupThreads, least_threads);
     const std::vector<std::uint32_t>& radices = shape.radices;
     const std::uint32_t threads_each = shape.threads;
     const char* kernel = stockham_kernel(radices);

@@ -5,8 +5,7 @@
 // A complex transform of length n takes the first route that serves it:
 //   one Stockham pass in one threadgroup (n <= 4096, factors in 2..13);
 //   three passes of at most coalesced_length each, where two do not split
-//   n or pass a stage end through threadgroup memory that three keep in
-//   registers (metal_planner.cc, three_pass_route);
+//   n or would crowd (metal_planner.cc, three_pass_route);
 //   four-step, two passes of at most coalesced_length each;
 //   four-step, two passes of at most 4096 each;
 //   three passes of at most 4096 each;
@@ -72,7 +71,8 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> four_step_split(
 
 // A split n = n1 * n2 * n3 into single-group lengths, n2 and n3 of at most
 // `longest`, n1 <= n2 <= n3, the smallest factor as large as possible.
-std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n, std::uint64_t longest);
+std::optional<std::array<std::uint32_t, 3>> three_pass_split(std::uint64_t n,
+                                                            std::uint64_t longest);
 
 // The Bluestein convolution length for n: the cheapest m >= 2n - 1 with no
 // prime factor above 7 that one group or a four-step split takes. Lengths 2^k

@@ -17,8 +17,8 @@ APPLE, NVIDIA = _core.APPLE_COALESCED_BYTES, _core.NVIDIA_COALESCED_BYTES
 def plan(kind, n, batch=1, forward=True, scale=1.0, coalesced_bytes=APPLE):
     in_len = n // 2 + 1 if kind == C2R else n
     out_len = n // 2 + 1 if kind == R2C else n
-    return _core.metal_emulator_plan(kind, forward, n, batch, 1, (1, 0, in_len), (1, 0, out_len), scale,
-                                     coalesced_bytes)
+    return _core.metal_emulator_plan(kind, forward, n, batch, 1, (1, 0, in_len), (1, 0, out_len),
+                                     scale, coalesced_bytes)
 
 
 def kernels(p):

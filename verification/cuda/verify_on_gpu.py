@@ -52,8 +52,8 @@ import cupy  # noqa: E402
 
 BLUESTEIN_LENGTHS = (4097, 10007, 65539, 1000003)
 RADER_LENGTHS = (2113, 3329, 12289, 65537, 786433)
-FOUR_STEP_LENGTHS = tuple(2**k for k in range(13, 25)) + (3 * 4096, 5**7, 4095 * 4095, 3**12, 600**2,
-                                                     5**9 * 7)
+FOUR_STEP_LENGTHS = (tuple(2**k for k in range(13, 25))
+                     + (3 * 4096, 5**7, 4095 * 4095, 3**12, 600**2, 5**9 * 7))
 REAL_LENGTHS = (1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 64, 100, 127, 128, 255, 256, 1000, 1023,
                 1024, 4095, 4096, 4097, 8192, 10007, 65536, 65537, 2**20)
 NORMS = (None, "ortho", "forward")
