@@ -54,3 +54,41 @@ def test_profile_in_place_and_bad_buffers():
     with pytest.raises(ValueError, match="exactly"):
         testing.profile_cpu(cache.handle, C2C, True, DOUBLE, [4, 16], [1], [16], x,
                             np.ones((4, 8), np.complex128))
+
+
+def _tasks(cache, shape, axes, precision=SINGLE):
+    plan = testing.describe_cpu(cache.handle, C2C, True, precision, shape, axes,
+                                [shape[a] for a in axes])
+    return [int(line.split("tasks ")[1].split("x")[0])
+            for line in plan.splitlines() if not line.startswith("temp")]
+
+
+def test_a_small_pass_shares_over_threads_that_wake_cheaply():
+    cache = af.PlanCache(threads=16)
+    testing.set_wake_seconds(cache.handle, 5e-6)
+    # 0.5 MiB a pass: 256 lines in SIMD groups of at most 8, one group a task.
+    tasks = _tasks(cache, [256, 256], [0, 1])
+    assert len(tasks) == 2 and all(16 <= t <= 64 for t in tasks), tasks
+
+
+def test_a_small_pass_stays_one_task_when_waking_is_dear():
+    cache = af.PlanCache(threads=16)
+    testing.set_wake_seconds(cache.handle, 1e-3)
+    assert _tasks(cache, [256, 256], [0, 1]) == [1, 1]
+
+
+def test_a_large_pass_shares_however_dear_waking_is():
+    cache = af.PlanCache(threads=16)
+    testing.set_wake_seconds(cache.handle, 1.0)
+    # 1024 x 1024 complex float32: 8 MiB a pass, four tasks per thread.
+    assert _tasks(cache, [1024, 1024], [0, 1]) == [64, 64]
+
+
+def test_the_wake_cost_is_measured_once_and_bounded():
+    cache = af.PlanCache(threads=2)
+    first = testing.wake_seconds(cache.handle)
+    assert 0 < first <= 1e-3
+    assert testing.wake_seconds(cache.handle) == first
+    assert testing.wake_seconds(af.PlanCache(threads=1).handle) == 0
+    with pytest.raises(ValueError, match="at least 0"):
+        testing.set_wake_seconds(cache.handle, -1.0)

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <system_error>
+#include <vector>
 
 namespace jax_apple_fft {
 namespace {
@@ -61,6 +62,47 @@ WorkerPool::~WorkerPool() {
 WorkerPoolStats WorkerPool::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return WorkerPoolStats{live_, started_, start_failures_};
+}
+
+double WorkerPool::wake_seconds() {
+  std::lock_guard<std::mutex> lock(wake_mutex_);
+  if (!wake_seconds_) wake_seconds_ = measure_wake();
+  return *wake_seconds_;
+}
+
+void WorkerPool::set_wake_seconds(double seconds) {
+  std::lock_guard<std::mutex> lock(wake_mutex_);
+  wake_seconds_ = seconds;
+}
+
+// Each trip is a loop of threads() tasks, each of which waits until all have
+// started: no thread can take two, so the loop ends once every thread has
+// joined it (or at the deadline, when one never comes). The first trip
+// starts the workers and is not counted; between trips the workers go back
+// to sleep.
+double WorkerPool::measure_wake() {
+  if (max_workers_ == 0) return 0;
+  using Clock = std::chrono::steady_clock;
+  const std::size_t all = max_workers_ + 1;
+  const double deadline_seconds = std::chrono::duration<double>(kWakeDeadline).count();
+  std::vector<double> trips;
+  for (int trip = 0; trip <= kWakeTrips; ++trip) {
+    std::atomic<std::size_t> joined{0};
+    const Clock::time_point start = Clock::now();
+    const Clock::time_point deadline = start + kWakeDeadline;
+    parallel_for(all, [&](std::size_t) {
+      joined.fetch_add(1, std::memory_order_acq_rel);
+      while (joined.load(std::memory_order_acquire) < all && Clock::now() < deadline)
+        std::this_thread::yield();
+    });
+    const Clock::duration took = std::min<Clock::duration>(Clock::now() - start, kWakeDeadline);
+    if (trip > 0) trips.push_back(std::chrono::duration<double>(took).count());
+    // Once most trips have ended at the deadline, so does the median.
+    if (2 * std::count(trips.begin(), trips.end(), deadline_seconds) > kWakeTrips) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  std::nth_element(trips.begin(), trips.begin() + trips.size() / 2, trips.end());
+  return trips[trips.size() / 2];
 }
 
 void WorkerPool::run_tasks(Job& job) {

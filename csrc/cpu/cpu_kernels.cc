@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -42,14 +43,17 @@ class CpuTransformImpl final : public CpuTransform {
     return false;
   }
 
-  // What the planner is told of this build, for `threads` workers.
-  static CpuMachine machine(std::int64_t threads) {
+  // What the planner is told of this build, for `threads` workers that take
+  // `wake_seconds` to join a loop (unknown: infinite).
+  static CpuMachine machine(std::int64_t threads,
+                            double wake_seconds = std::numeric_limits<double>::infinity()) {
     CpuMachine m;
     m.value_bytes = sizeof(T);
     m.simd_lanes = kLanes;
     m.half_width = kLanes / 2 > 1 && lane_width_exists(kLanes / 2);
     m.quarter_width = kLanes / 4 > 1 && lane_width_exists(kLanes / 4);
     m.threads = threads;
+    m.wake_seconds = wake_seconds;
     return m;
   }
 
@@ -69,7 +73,8 @@ class CpuTransformImpl final : public CpuTransform {
       (groups ? p.complex_groups : p.complex_one_line) = plan;
       return plan->engine.bufsize();
     };
-    plan_ = plan_cpu_transform(spec, machine(cache.workers().threads()), sizer);
+    WorkerPool& workers = cache.workers();
+    plan_ = plan_cpu_transform(spec, machine(workers.threads(), workers.wake_seconds()), sizer);
     plans_.resize(plan_.passes.size());
     for (std::size_t i = 0; i < plan_.passes.size(); ++i) {
       const CpuPass& pass = plan_.passes[i];
@@ -82,7 +87,9 @@ class CpuTransformImpl final : public CpuTransform {
 
   // cpu_working_bytes. pocketfft's buffer for a line of n points is at most
   // 4n + 64 values (Bluestein's is the largest), and its tables with
-  // Bluestein's or Rader's kernels at most 8n complex values.
+  // Bluestein's or Rader's kernels at most 8n complex values. Planned with
+  // the wake cost unknown: small passes then stay one task, whose SIMD
+  // groups and bunches are the widest any wake cost gives.
   static std::size_t working_bytes(const TransformSpec& spec, std::int64_t threads) {
     const auto buffer_bound = [](const LinePlanChoice& c) {
       return 4 * static_cast<std::size_t>(c.n) + 64;

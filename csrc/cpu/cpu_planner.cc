@@ -58,16 +58,27 @@ std::optional<FourStepSplit> most_square_split(std::int64_t n, std::int64_t min_
 
 namespace {
 
+// Whether a pass of `bytes` below kMinBytesToShare gains more from sharing
+// than waking the threads costs.
+bool small_pass_shares(std::int64_t bytes, const CpuMachine& machine) {
+  if (machine.threads < kMinThreadsToShareSmall) return false;
+  const double one_thread = static_cast<double>(bytes) * kSecondsPerByte;
+  const double saved = one_thread * (1.0 - 1.0 / static_cast<double>(machine.threads));
+  return saved > kShareMargin * machine.wake_seconds;
+}
+
 // Many small tasks from a shared counter: a thread the machine slows down
 // leaves its share to the others.
 // `point_bytes`: bytes of one point of a line (a complex or a real value).
 std::int64_t task_count(std::int64_t lines, std::int64_t n, std::int64_t point_bytes,
-                        std::int64_t threads) {
+                        const CpuMachine& machine) {
+  const std::int64_t threads = machine.threads;
   if (threads <= 1) return 1;
   const std::int64_t elements = lines * n;
+  const std::int64_t bytes = elements * point_bytes;
   const std::int64_t tasks = std::max<std::int64_t>(1, elements / kMinElementsPerTask);
-  return elements * point_bytes >= kMinBytesToShare ? std::max(tasks, kTasksPerThread * threads)
-                                                    : tasks;
+  const bool shared = bytes >= kMinBytesToShare || small_pass_shares(bytes, machine);
+  return shared ? std::max(tasks, kTasksPerThread * threads) : tasks;
 }
 
 std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape) {
@@ -315,7 +326,7 @@ class Planner {
     const auto value_bytes = static_cast<std::int64_t>(machine_.value_bytes);
     const bool real = p.op == LineOp::kRealToComplex || p.op == LineOp::kComplexToReal;
     const std::int64_t points = half_length_op(p.op) ? p.n / 2 : p.n;
-    return task_count(p.lines(), points, real ? value_bytes : 2 * value_bytes, machine_.threads);
+    return task_count(p.lines(), points, real ? value_bytes : 2 * value_bytes, machine_);
   }
 
   std::int64_t busy_threads(const CpuPass& p) const {

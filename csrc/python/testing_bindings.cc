@@ -55,6 +55,25 @@ void bind_testing(nb::module_& t) {
       "Builds (or finds) in the cache of handle `cache` every plan a CPU transform needs, "
       "without running it, and describes the plan on the cache's threads, one line per pass.");
   t.def(
+      "wake_seconds",
+      [](std::uint64_t cache) {
+        auto owner = cache_named(cache);
+        nb::gil_scoped_release release;
+        return owner->workers().wake_seconds();
+      },
+      nb::arg("cache"),
+      "Seconds from a loop's start until every thread of the cache's pool has joined it, as "
+      "the CPU planner is told (measured on first use).");
+  t.def(
+      "set_wake_seconds",
+      [](std::uint64_t cache, double seconds) {
+        if (!(seconds >= 0)) throw nb::value_error("seconds must be at least 0");
+        cache_named(cache)->workers().set_wake_seconds(seconds);
+      },
+      nb::arg("cache"), nb::arg("seconds"),
+      "Fixes the wake cost the CPU planner is told for plans the cache builds from now on "
+      "(plans built before keep their tasks).");
+  t.def(
       "profile_cpu",
       [](std::uint64_t cache, TransformKind kind, bool forward, Precision precision,
          std::vector<std::int64_t> in_shape, std::vector<std::int64_t> axes,

@@ -133,6 +133,42 @@ void test_single_thread_pool_runs_inline() {
   expect(!elsewhere && pool.stats().started == 0, "a one-thread pool runs on the caller");
 }
 
+// The wake cost is measured once, while other callers run loops and ask
+// for it at the same time, and every caller sees the one value.
+void test_wake_cost_is_measured_once() {
+  WorkerPool pool(16);
+  std::vector<double> seen(8);
+  std::atomic<long> wrong{0};
+  std::vector<std::thread> callers;
+  for (std::size_t c = 0; c < seen.size(); ++c) {
+    callers.emplace_back([&, c] {
+      std::vector<std::atomic<int>> ran(20);
+      pool.parallel_for(ran.size(), [&](std::size_t i) { ran[i].fetch_add(1); });
+      seen[c] = pool.wake_seconds();
+      for (auto& r : ran)
+        if (r.load() != 1) wrong.fetch_add(1);
+    });
+  }
+  for (auto& t : callers) t.join();
+  const double deadline = std::chrono::duration<double>(WorkerPool::kWakeDeadline).count();
+  expect(wrong.load() == 0, "loops complete while the wake cost is measured");
+  for (double w : seen) expect(w == seen[0], "one measurement for every caller");
+  expect(seen[0] > 0 && seen[0] <= deadline, "between 0 and the deadline");
+  expect(pool.wake_seconds() == seen[0], "kept");
+  pool.set_wake_seconds(2e-6);
+  expect(pool.wake_seconds() == 2e-6, "a fixed value replaces it");
+}
+
+// A worker that never comes makes every trip end at its deadline.
+void test_wake_cost_of_refused_workers_is_the_deadline() {
+  WorkerPoolOptions options;
+  options.refuse_start = [] { return true; };
+  WorkerPool pool(4, options);
+  const double deadline = std::chrono::duration<double>(WorkerPool::kWakeDeadline).count();
+  expect(pool.wake_seconds() == deadline, "no worker joins: the deadline");
+  expect(WorkerPool(1).wake_seconds() == 0, "a one-thread pool wakes nothing");
+}
+
 const test_support::Suite kSuite("worker_pool", {
     TEST_CASE(test_many_callers_tiny_jobs),
     TEST_CASE(test_errors_propagate),
@@ -140,6 +176,8 @@ const test_support::Suite kSuite("worker_pool", {
     TEST_CASE(test_idle_exit_races_new_loops),
     TEST_CASE(test_refused_workers_leave_the_loop_to_the_others),
     TEST_CASE(test_single_thread_pool_runs_inline),
+    TEST_CASE(test_wake_cost_is_measured_once),
+    TEST_CASE(test_wake_cost_of_refused_workers_is_the_deadline),
 });
 
 }  // namespace
