@@ -15,6 +15,7 @@ import argparse
 
 from bench import allocator  # noqa: F401 -- the benchmarks' import order
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 import jax_apple_fft as af
@@ -70,10 +71,11 @@ def main() -> None:
     print(f"threads {args.threads}, wake {wake * 1e6:.1f} us")
     field = [Contender("split", ours(measured)), Contender("whole", ours(fixed)),
              Contender("jnp.fft", contenders._jitted(
-                 lambda row: numpy_style_transform(contenders.jnp.fft, row))),
+                 lambda row: numpy_style_transform(jnp.fft, row))),
              Contender(f"scipy-{args.threads}w", contenders.scipy_fft(workers=args.threads))]
     labels = [c.label for c in field]
-    print(f"{'row':28}" + "".join(f"{label:>12}" for label in labels) + f"{'whole/split':>13}  split tasks")
+    header = "".join(f"{label:>12}" for label in labels)
+    print(f"{'row':28}{header}{'whole/split':>13}  split tasks")
     rng = np.random.default_rng(0)
     for row in rows():
         if args.only and not any(text in row.name for text in args.only):
@@ -81,8 +83,8 @@ def main() -> None:
         result = run_row(row, field, FULL_PLAN, rng)
         assert not result.disagreeing, (row.name, result.errors)
         ms = [result.median(label) * 1e3 for label in labels]
-        print(f"{row.name:28}" + "".join(f"{m:12.3f}" for m in ms) + f"{ms[1] / ms[0]:13.2f}  {tasks(row, measured)}",
-              flush=True)
+        times = "".join(f"{m:12.3f}" for m in ms)
+        print(f"{row.name:28}{times}{ms[1] / ms[0]:13.2f}  {tasks(row, measured)}", flush=True)
 
 
 if __name__ == "__main__":
