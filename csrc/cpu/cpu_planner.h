@@ -71,7 +71,7 @@ constexpr std::int64_t kTasksPerThread = 4;
 // c2c float64 256 x 256 passes (1 MiB) ran in 0.19 and 0.27 ms on one
 // thread: the faster, about 0.18 ns a byte. Sharing costs more than the
 // wake alone: on 2 threads whose pool joined in 5-7 us, 256 x 256 passes
-// shared ran at 0.77-0.95 of their one-task speed; on 16 cores, 4 threads
+// shared ran at 0.77-1.02 of their one-task speed; on 16 cores, 4 threads
 // took c2c float64 256 x 256 from 0.51 to 0.34 ms.
 constexpr double kSecondsPerByte = 0.18e-9;
 constexpr double kShareMargin = 5.0;
