@@ -66,15 +66,14 @@ constexpr std::int64_t kTasksPerThread = 4;
 // A smaller pass is cut so too when the pool has at least
 // kMinThreadsToShareSmall threads and what sharing saves, its one-thread
 // time (kSecondsPerByte a byte of its lines) times 1 - 1 / threads, exceeds
-// kShareMargin times the machine's wake_seconds; otherwise it keeps its
-// tasks of kMinElementsPerTask.
+// the machine's wake_seconds; otherwise it keeps its tasks of
+// kMinElementsPerTask.
 // c2c float64 256 x 256 passes (1 MiB) ran in 0.19 and 0.27 ms on one
-// thread: the faster, about 0.18 ns a byte. Sharing costs more than the
-// wake alone: on 2 threads whose pool joined in 5-7 us, 256 x 256 passes
-// shared ran at 0.77-1.02 of their one-task speed; on 16 cores, 4 threads
-// took c2c float64 256 x 256 from 0.51 to 0.34 ms.
+// thread: the faster, about 0.18 ns a byte. On 16 cores whose pool joined
+// in 58 us, passes of 0.25-1 MiB shared over 16 threads ran 1.2 to 4.1
+// times faster than one task; on 2 threads whose pool joined in 5-7 us,
+// 256 x 256 passes shared ran at 0.77-1.02 of their one-task speed.
 constexpr double kSecondsPerByte = 0.18e-9;
-constexpr double kShareMargin = 5.0;
 constexpr std::int64_t kMinThreadsToShareSmall = 4;
 
 // The most square split of n, if n is at least min_length and has one.
