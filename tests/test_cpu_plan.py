@@ -77,6 +77,15 @@ def test_a_small_pass_stays_one_task_when_waking_is_dear():
     assert _tasks(cache, [256, 256], [0, 1]) == [1, 1]
 
 
+def test_planning_large_passes_starts_no_worker_to_measure_the_wake():
+    """Measuring the wake cost starts every worker, so it is measured only
+    where a pass below 2 MiB could share: planning 8 MiB passes on a
+    thousand-thread cache leaves its workers unstarted."""
+    cache = af.PlanCache(threads=1000)
+    _tasks(cache, [1024, 1024], [0, 1])
+    assert cache.stats().worker_threads == 0
+
+
 def test_a_large_pass_shares_however_dear_waking_is():
     cache = af.PlanCache(threads=16)
     testing.set_wake_seconds(cache.handle, 1.0)

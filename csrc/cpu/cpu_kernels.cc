@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <limits>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -43,17 +42,16 @@ class CpuTransformImpl final : public CpuTransform {
     return false;
   }
 
-  // What the planner is told of this build, for `threads` workers that take
-  // `wake_seconds` to join a loop (unknown: infinite).
-  static CpuMachine machine(std::int64_t threads,
-                            double wake_seconds = std::numeric_limits<double>::infinity()) {
+  // What the planner is told of this build, for `threads` workers; with
+  // `workers`, their wake cost, measured if the planner asks for it.
+  static CpuMachine machine(std::int64_t threads, WorkerPool* workers = nullptr) {
     CpuMachine m;
     m.value_bytes = sizeof(T);
     m.simd_lanes = kLanes;
     m.half_width = kLanes / 2 > 1 && lane_width_exists(kLanes / 2);
     m.quarter_width = kLanes / 4 > 1 && lane_width_exists(kLanes / 4);
     m.threads = threads;
-    m.wake_seconds = wake_seconds;
+    if (workers != nullptr) m.wake_seconds = [workers] { return workers->wake_seconds(); };
     return m;
   }
 
@@ -74,7 +72,7 @@ class CpuTransformImpl final : public CpuTransform {
       return plan->engine.bufsize();
     };
     WorkerPool& workers = cache.workers();
-    plan_ = plan_cpu_transform(spec, machine(workers.threads(), workers.wake_seconds()), sizer);
+    plan_ = plan_cpu_transform(spec, machine(workers.threads(), &workers), sizer);
     plans_.resize(plan_.passes.size());
     for (std::size_t i = 0; i < plan_.passes.size(); ++i) {
       const CpuPass& pass = plan_.passes[i];

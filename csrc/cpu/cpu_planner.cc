@@ -64,7 +64,7 @@ bool small_pass_shares(std::int64_t bytes, const CpuMachine& machine) {
   if (machine.threads < kMinThreadsToShareSmall) return false;
   const double one_thread = static_cast<double>(bytes) * kSecondsPerByte;
   const double saved = one_thread * (1.0 - 1.0 / static_cast<double>(machine.threads));
-  return saved > machine.wake_seconds;
+  return saved > machine.wake_seconds();
 }
 
 // Many small tasks from a shared counter: a thread the machine slows down

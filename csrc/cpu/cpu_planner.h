@@ -27,9 +27,10 @@ struct CpuMachine {
   std::int64_t threads = 1;  // the cache's worker threads
   std::size_t l2_bytes = kMeasuredL2Bytes;
   // Seconds from a loop's start until every thread has joined it
-  // (WorkerPool::wake_seconds). Unknown (infinite): passes below
-  // kMinBytesToShare are never shared.
-  double wake_seconds = std::numeric_limits<double>::infinity();
+  // (WorkerPool::wake_seconds), asked only where a pass below
+  // kMinBytesToShare could share: measuring it starts every worker. Unknown
+  // (infinite, the default): such passes are never shared.
+  std::function<double()> wake_seconds = [] { return std::numeric_limits<double>::infinity(); };
 
   bool lane_width_exists(std::size_t lanes) const;
   // The narrowest group the driver runs for a pass whose widest is `lanes`.

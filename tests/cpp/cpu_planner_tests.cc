@@ -129,24 +129,24 @@ void test_small_passes_share_when_waking_is_cheap() {
   // 0.5 MiB of complex float32: about 94 us alone, 88 us saved on 16 threads,
   // so waking must cost under 88.5 us.
   CpuMachine m = machine(4, 16);
-  m.wake_seconds = 88e-6;
+  m.wake_seconds = [] { return 88e-6; };
   // 256 lines in groups of 8: 32 groups, one a task.
   expect(tasks_of(m) == std::vector<std::int64_t>{32, 32}, "cheap wake: shared");
-  m.wake_seconds = 89e-6;
+  m.wake_seconds = [] { return 89e-6; };
   expect(tasks_of(m) == std::vector<std::int64_t>{1, 1}, "dear wake: one task");
   // 4 threads save 71 us, so waking must cost under 70.8 us.
   m = machine(4, 4);
-  m.wake_seconds = 70e-6;
+  m.wake_seconds = [] { return 70e-6; };
   expect(tasks_of(m) == std::vector<std::int64_t>{16, 16}, "4 threads, cheap wake");
-  m.wake_seconds = 71e-6;
+  m.wake_seconds = [] { return 71e-6; };
   expect(tasks_of(m) == std::vector<std::int64_t>{1, 1}, "4 threads, dear wake");
   // Fewer than kMinThreadsToShareSmall threads never share a small pass.
   m = machine(4, 2);
-  m.wake_seconds = 0;
+  m.wake_seconds = [] { return 0; };
   expect(tasks_of(m) == std::vector<std::int64_t>{1, 1}, "2 threads: one task");
   // Large passes take four tasks per thread whatever waking costs.
   m = machine(4, 16);
-  m.wake_seconds = 1.0;
+  m.wake_seconds = [] { return 1.0; };
   const Recorded wide = plan_of(spec(TransformKind::kC2C, {1024, 1024}, {0, 1}), m);
   expect(wide.plan.passes[0].tasks == 64, "large pass: " + wide.plan.describe());
 }
