@@ -94,13 +94,13 @@ void test_planner_decisions() {
   auto mixed = build_metal_plan(request_for(TransformKind::kC2C, 2 * 3 * 5 * 7 * 11, 1));
   EXPECT(mixed->dispatches.size() == 1 && mixed->dispatches[0].params.num_stages == 5);
 
-  auto four_step = build_metal_plan(request_for(TransformKind::kC2C, 1 << 20, 2, false, 0.25));
+  auto four_step = build_metal_plan(request_for(TransformKind::kC2C, 1 << 18, 2, false, 0.25));
   EXPECT(four_step->dispatches.size() == 2);
   EXPECT(four_step->dispatches[0].params.post_mode == FFT_FUSED_FOUR_STEP_TWIDDLE);
   EXPECT(four_step->dispatches[0].params.scale == 1.0f);
   EXPECT(four_step->dispatches[1].params.scale == 0.25f);
-  EXPECT(four_step->dispatches[0].params.in.g_mul * four_step->dispatches[0].params.n == (1u << 20));
-  EXPECT(four_step->scratch_bytes == std::uint64_t(2) * (1 << 20) * 8);
+  EXPECT(four_step->dispatches[0].params.in.g_mul * four_step->dispatches[0].params.n == (1u << 18));
+  EXPECT(four_step->scratch_bytes == std::uint64_t(2) * (1 << 18) * 8);
   for (const MetalDispatch& pass : four_step->dispatches) {
     EXPECT(pass.bindings[1].buffer == MetalBufferSlot::scratch || pass.bindings[0].buffer == MetalBufferSlot::scratch);
   }
@@ -150,7 +150,9 @@ void test_planner_decisions() {
           std::vector<std::string>{"fft_stockham_smooth7"}));
 
   EXPECT(build_metal_plan(request_for(TransformKind::kC2C, 16, 0))->dispatches.empty());
-  EXPECT(build_metal_plan(request_for(TransformKind::kC2C, 1 << 20, 1))->dispatches.size() == 2);
+  // Apple's 64-byte pieces: two passes of at most 512 points up to 2^18, then three.
+  EXPECT(build_metal_plan(request_for(TransformKind::kC2C, 1 << 18, 1))->dispatches.size() == 2);
+  EXPECT(build_metal_plan(request_for(TransformKind::kC2C, 1 << 20, 1))->dispatches.size() == 3);
   EXPECT(build_metal_plan(request_for(TransformKind::kC2C, 1 << 24, 1))->dispatches.size() == 3);
   bool rejected = false;
   try {
