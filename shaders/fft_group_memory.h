@@ -8,11 +8,14 @@
 // Where element f of the group's threadgroup memory lives. Lengths 2^k with
 // the XOR swizzle: the low 4 bits of f (the 8-byte bank among 16) are mixed
 // with bits 4-11, so the strided accesses of Stockham stages and of
-// neighbouring transforms fall in different banks. Needs f < 4096, and
-// threadgroup memory of whole blocks of 16 elements (the planner's rounding).
+// neighbouring transforms fall in different banks. Bits 4-5 enter twice,
+// also at bits 2-3: eight 16-point transforms to a SIMD group then fill the
+// 16 banks both where four threads each take four consecutive elements and
+// where they take elements four apart. Needs f < 4096, and threadgroup
+// memory of whole blocks of 16 elements (the planner's rounding).
 template <bool kSwizzle>
 inline uint slot(uint f) {
-  return kSwizzle ? f ^ (((f >> 4u) ^ (f >> 8u)) & 15u) : f;
+  return kSwizzle ? f ^ (((f >> 4u) ^ ((f >> 2u) & 12u) ^ (f >> 8u)) & 15u) : f;
 }
 
 // The slot of f + c from the slot of f, where f and c have no bit in common

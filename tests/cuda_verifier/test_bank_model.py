@@ -7,7 +7,7 @@ import pytest
 import bank_model
 
 
-@pytest.mark.parametrize("n", [1024, 4096, 1 << 20])
+@pytest.mark.parametrize("n", [16, 32, 64, 256, 1024, 4096, 1 << 20])
 def test_the_swizzled_kernel_takes_no_conflicts(n):
     assert bank_model.c2c_row(n) == [1.0] * len(bank_model.c2c_row(n))
 

@@ -34,7 +34,7 @@ BANKS = 16
 
 def swizzled_slot(f: int) -> int:
     """fft_group_memory.h's slot<true>."""
-    return f ^ (((f >> 4) ^ (f >> 8)) & 15)
+    return f ^ (((f >> 4) ^ ((f >> 2) & 12) ^ (f >> 8)) & 15)
 
 
 def requests(dispatch) -> list[dict[int, int]]:
