@@ -59,11 +59,11 @@ NUMPY = "numpy"
 SCIPY_ONE_WORKER = scipy_label(1)
 SCIPY_ALL_WORKERS = scipy_label(ALL_CORES)
 
-Transform = Callable[[Any], Any]
+TransformCall = Callable[[Any], Any]
 Prepare = Callable[[Row, np.ndarray], Runner]
 
 
-def numpy_style_transform(module: ModuleType, row: Row, **extra: Any) -> Transform:
+def numpy_style_transform(module: ModuleType, row: Row, **extra: Any) -> TransformCall:
     """``row``'s transform from a module with numpy.fft's API.
 
     1-D rows use fft/rfft/irfft, the rest fftn/rfftn/irfftn, as a user would.
@@ -83,7 +83,7 @@ class Contender:
     prepare: Prepare
 
 
-def _jitted(make_transform: Callable[[Row], Transform], *,
+def _jitted(make_transform: Callable[[Row], TransformCall], *,
             drop_in_cache: af.PlanCache | None = None) -> Prepare:
     """A JAX contender: compiled ahead of time, on a device-resident input,
     blocking on the result. With ``drop_in_cache`` it is compiled under
@@ -107,7 +107,7 @@ def _jitted(make_transform: Callable[[Row], Transform], *,
     return prepare
 
 
-def _eager(make_transform: Callable[[Row], Transform]) -> Prepare:
+def _eager(make_transform: Callable[[Row], TransformCall]) -> Prepare:
     """A numpy-style contender, called on the numpy array."""
     def prepare(row: Row, x: np.ndarray) -> Runner:
         transform = make_transform(row)
@@ -136,11 +136,11 @@ def native_call(row: Row, x: np.ndarray, cache: af.PlanCache) -> Callable[[], di
     transform = Transform.of(TransformKind[row.kind.upper()], forward=row.kind != "c2r")
     precision = Precision.SINGLE if row.precision == "f32" else Precision.DOUBLE
     scale = transform.scale(check_norm(row.norm), math.prod(row.lengths))
-    arguments = (cache.handle, transform.kind, transform.forward, precision, list(x.shape),
+    arguments = (transform.kind, transform.forward, precision, list(x.shape),
                  list(row.axes), list(row.lengths), x, out, scale)
 
-    def call() -> dict:
-        return testing.profile_cpu(*arguments)
+    def call() -> dict:  # holds the cache, whose handle lives as long as it does
+        return testing.profile_cpu(cache.handle, *arguments)
 
     call.out = out
     return call

@@ -1,0 +1,29 @@
+"""The benchmark suite's contenders compute the transforms they time (the
+`native` column and stages.py time our transform through native_call)."""
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+
+from bench import contenders  # noqa: E402
+from bench.inputs import make_input  # noqa: E402
+from bench.suite import Row  # noqa: E402
+
+NUMPY = {"c2c": np.fft.fft, "r2c": np.fft.rfft,
+         "c2r": lambda x, axis: np.fft.irfft(x, n=64, axis=axis)}
+
+
+@pytest.mark.parametrize("kind", ["c2c", "r2c", "c2r"])
+@pytest.mark.parametrize("precision", ["f32", "f64"])
+def test_the_native_column_transforms_its_row(kind, precision):
+    row = Row(kind, precision, "1d", (4, 64), (1,))
+    x = make_input(row, np.random.default_rng(0))
+    run = contenders.native(1)(row, x)
+    tolerance = 1e-4 if precision == "f32" else 1e-12
+    np.testing.assert_allclose(run(), NUMPY[kind](x.astype(np.complex128 if kind != "r2c"
+                                                            else np.float64), axis=1),
+                               rtol=tolerance, atol=tolerance * 64)
