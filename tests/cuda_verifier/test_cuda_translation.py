@@ -136,3 +136,24 @@ def test_stage_ends_meet_device_memory_in_registers():
     fixed = cuda_source.compile_to_ptx(source, cuda_source.compile_options(
         "compute_90", pipeline_constants=tuple(dispatch["pipeline_constants"])))
     assert fixed.count("bar.sync") == 2 * 3  # two entry points
+
+
+@needs_nvrtc
+def test_kept_cubins_are_reused_without_nvrtc(tmp_path, monkeypatch):
+    """With $FFT_VERIFY_CUBIN_CACHE set, a fixed build is compiled once; the
+    same kernel and constants then come from the folder, others do not."""
+    from plan_runner import C2C, MetalPlanRunner
+
+    dispatch, = MetalPlanRunner.plan(C2C, True, 16, (3, 16), axis=1)[0].dispatches
+    constants = tuple(dispatch["pipeline_constants"])
+    monkeypatch.setenv(cuda_source.CUBIN_CACHE_VARIABLE, str(tmp_path))
+    built = cuda_source.compile_fixed_kernel(dispatch["kernel"], constants, "sm_90")
+    assert [p.suffix for p in tmp_path.iterdir()] == [".cubin"]
+
+    def no_nvrtc(*arguments, **keywords):
+        raise AssertionError("NVRTC ran for a kept build")
+
+    monkeypatch.setattr(cuda_source, "compile_with_log", no_nvrtc)
+    assert cuda_source.compile_fixed_kernel(dispatch["kernel"], constants, "sm_90") == built
+    with pytest.raises(AssertionError, match="NVRTC ran"):
+        cuda_source.compile_fixed_kernel(dispatch["kernel"], constants, "sm_80")

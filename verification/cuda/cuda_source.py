@@ -182,15 +182,48 @@ def register_usage(kernels: tuple[str, ...] = FFT_KERNELS, arch: str = "sm_90",
     return usage
 
 
+# A folder that keeps the CUBINs of compile_fixed_kernel between runs (one
+# file per source text, options and NVRTC version): a fresh machine that
+# brings the folder along skips NVRTC for every kernel already built.
+CUBIN_CACHE_VARIABLE = "FFT_VERIFY_CUBIN_CACHE"
+
+
 def compile_fixed_kernel(kernel: str, pipeline_constants: tuple[int, ...], arch: str,
                          extra_options: tuple[str, ...] = (),
                          metal_file: pathlib.Path = SHADERS / "fft_library.metal") -> bytes:
     """CUBIN of `kernel` (both entry points) for GPU architecture `arch`
     (sm_90), built from `metal_file` with a dispatch's pipeline constants and
-    the kernel's register cap. A function of its arguments only, so that a
-    process pool can build many at once."""
+    the kernel's register cap, or taken from $FFT_VERIFY_CUBIN_CACHE. A
+    function of its arguments only, so that a process pool can build many at
+    once."""
     options = [*compile_options(arch, register_cap(kernel), pipeline_constants), *extra_options]
-    return compile_with_log(translation_unit(metal_file, (kernel,)), options, cubin=True)[0]
+    source = translation_unit(metal_file, (kernel,))
+    folder = os.environ.get(CUBIN_CACHE_VARIABLE)
+    if not folder:
+        return compile_with_log(source, options, cubin=True)[0]
+    # The repository's own path is left out of the key: the source and the
+    # include options name files by it, and the sources' digest covers them.
+    key = hashlib.sha256("\0".join([nvrtc_version(), source, *options])
+                         .replace(str(REPOSITORY), "<repository>").encode()).hexdigest()
+    kept = pathlib.Path(folder) / f"{kernel}-{key[:32]}.cubin"
+    if kept.is_file():
+        return kept.read_bytes()
+    binary = compile_with_log(source, options, cubin=True)[0]
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    partial = kept.with_suffix(f".{os.getpid()}.partial")
+    partial.write_bytes(binary)
+    partial.replace(kept)  # whole or absent, with builds running in parallel
+    return binary
+
+
+def nvrtc_version() -> str:
+    """NVRTC's "major.minor", or "none" where it is not installed."""
+    path = find_nvrtc()
+    if path is None:
+        return "none"
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    ctypes.CDLL(path).nvrtcVersion(ctypes.byref(major), ctypes.byref(minor))
+    return f"{major.value}.{minor.value}"
 
 
 def compile_fixed_kernels(builds: list[tuple[str, tuple[int, ...]]], arch: str,

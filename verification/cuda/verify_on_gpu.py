@@ -25,6 +25,8 @@ Sanitizer runs, one tool at a time:
 
 Run from the repository root with the package installed (its _core builds
 the plans) and CuPy. Results print as tables; --out also writes JSON.
+FFT_VERIFY_CUBIN_CACHE=DIR keeps the kernels built with pipeline constants
+in DIR, to be reused by later runs (on a fresh machine, bring DIR along).
 """
 
 from __future__ import annotations
