@@ -23,6 +23,7 @@ from jax_apple_fft.frontend.arguments import check_norm
 from jax_apple_fft.primitive.transform_kind import Precision, Transform, TransformKind
 
 from . import jnp_threads
+from .inputs import aligned_empty
 from .suite import Row
 from .timing import Runner
 
@@ -132,7 +133,7 @@ def native_call(row: Row, x: np.ndarray, cache: af.PlanCache) -> Callable[[], di
     returns the call's profile; the output is `call.out`."""
     dtype = {("c2r", "f32"): np.float32, ("c2r", "f64"): np.float64}.get(
         (row.kind, row.precision), np.complex64 if row.precision == "f32" else np.complex128)
-    out = np.empty(row.output_shape, dtype)
+    out = aligned_empty(row.output_shape, dtype)  # as XLA's output would be
     transform = Transform.of(TransformKind[row.kind.upper()], forward=row.kind != "c2r")
     precision = Precision.SINGLE if row.precision == "f32" else Precision.DOUBLE
     scale = transform.scale(check_norm(row.norm), math.prod(row.lengths))
