@@ -30,9 +30,9 @@ def test_the_native_column_transforms_its_row(kind, precision):
 
 
 def test_inputs_and_the_native_output_are_placed_as_xla_places_buffers():
-    """numpy starts a large array 16 bytes into a page; XLA's buffers (and
-    pyFFTW's arrays) start at multiples of 64 bytes, which decides whether
-    our last pass may stream its stores."""
+    """numpy starts a large array 16 bytes into a page; XLA's buffers start
+    at multiples of 64 bytes, which decides whether our last pass may stream
+    its stores."""
     row = Row("c2c", "f64", "1d", (512, 1024), (1,))
     x = make_input(row, np.random.default_rng(0))
     out = contenders.native(1)(row, x)()

@@ -12,11 +12,11 @@ from .suite import Row
 REAL_DTYPES = {"f32": np.float32, "f64": np.float64}
 COMPLEX_DTYPES = {"f32": np.complex64, "f64": np.complex128}
 
-# Bytes at whose multiples XLA's CPU buffers start (and pyFFTW's arrays, at
-# least). numpy starts a large array 16 bytes into a page, where 32-byte
-# vector stores straddle cache lines and streaming stores are refused: our
-# transform alone ran c2c float64 64 x 32768 1.6 times slower into such an
-# output than into an aligned one.
+# Bytes at whose multiples XLA's CPU buffers start (pyFFTW's arrays start at
+# multiples of its SIMD alignment, 32 with AVX). numpy starts a large array
+# 16 bytes into a page, where 32-byte vector stores straddle cache lines and
+# streaming stores are refused: our transform alone ran c2c float64
+# 64 x 32768 1.6 times slower into such an output than into an aligned one.
 BUFFER_ALIGNMENT = 64
 
 

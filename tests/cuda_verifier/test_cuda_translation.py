@@ -2,6 +2,7 @@
 entry points the CUDA executor launches. Needs only NVRTC (the
 nvidia-cuda-nvrtc wheel), no GPU."""
 
+import pathlib
 import re
 import shutil
 
@@ -157,3 +158,11 @@ def test_kept_cubins_are_reused_without_nvrtc(tmp_path, monkeypatch):
     assert cuda_source.compile_fixed_kernel(dispatch["kernel"], constants, "sm_90") == built
     with pytest.raises(AssertionError, match="NVRTC ran"):
         cuda_source.compile_fixed_kernel(dispatch["kernel"], constants, "sm_80")
+
+
+def test_a_kernel_file_is_included_by_its_full_path(monkeypatch):
+    """NVRTC compiles the translation unit from a temporary folder, where a
+    relative #include of the kernel file would not open."""
+    monkeypatch.chdir(cuda_source.REPOSITORY)
+    source = cuda_source.translation_unit(pathlib.Path("shaders") / "fft_library.metal")
+    assert f'#include "{cuda_source.SHADERS / "fft_library.metal"}"' in source

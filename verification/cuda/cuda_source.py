@@ -92,7 +92,7 @@ def translation_unit(metal_file: pathlib.Path = SHADERS / "fft_library.metal",
     return (f"// sources {sources_digest(metal_file)}\n"
             '#include "cuda_compat.h"\n'
             "namespace jax_apple_fft::shaders {\n"
-            f'#include "{metal_file}"\n'
+            f'#include "{metal_file.resolve()}"\n'
             "}  // namespace jax_apple_fft::shaders\n"
             + "".join(entry_point(kernel) for kernel in kernels) + PARAMS_PROBE_SOURCE)
 

@@ -535,7 +535,7 @@ def main() -> int:
         variant = None
         if arguments.variant_shaders:
             variant = CudaPlanRunner(extra_options=options, fixed_shapes=not generic,
-                                     metal_file=arguments.variant_shaders.resolve() / "fft_library.metal")
+                                     metal_file=arguments.variant_shaders / "fft_library.metal")
             variant.substitutes = runner.substitutes
         result["throughput"] = run_throughput(runner, arguments.gib, arguments.only,
                                               set(arguments.lengths or ()), variant)
