@@ -1,6 +1,6 @@
 // Small DFTs on values held in registers, for one Stockham stage.
 //
-// Radices 2, 3, 4, 5, 7, 8, 9 and 16 are written out, with constants that are
+// Radices 2, 3, 4, 5, 7, 8, 9, 10 and 16 are written out, with constants that are
 // double-precision values rounded once; 11 and 13 use a direct DFT whose
 // roots come from the stage twiddle table.
 #pragma once
@@ -127,6 +127,27 @@ inline void butterfly9(thread float2* v, uint inverse) {
   }
 }
 
+// Ten points by the prime-factor map, which needs no twiddles: element
+// (5 n1 + 2 n2) mod 10 is row n1, column n2 of a 2 x 5 matrix; two-point DFTs
+// over its columns, five-point ones over its rows, and output (5 k1 + 6 k2)
+// mod 10 is row k1, column k2.
+inline void butterfly10(thread float2* v, uint inverse) {
+  float2 rows[2][5];
+  FFT_UNROLL
+  for (uint n2 = 0u; n2 < 5u; ++n2) {
+    float2 top = v[(2u * n2) % 10u], bottom = v[(5u + 2u * n2) % 10u];
+    rows[0][n2] = top + bottom;
+    rows[1][n2] = top - bottom;
+  }
+  butterfly5(rows[0], inverse);
+  butterfly5(rows[1], inverse);
+  FFT_UNROLL
+  for (uint k2 = 0u; k2 < 5u; ++k2) {
+    v[(6u * k2) % 10u] = rows[0][k2];
+    v[(5u + 6u * k2) % 10u] = rows[1][k2];
+  }
+}
+
 // Sixteen points as four radix-4 DFTs over the columns of a 4 x 4 matrix
 // (v[4 n1 + n2], column n2), the twiddles w16^(n2 k1), and four over its rows.
 inline void butterfly16(thread float2* v, uint inverse) {
@@ -196,6 +217,8 @@ inline void butterfly(thread float2* v, uint inverse, uint n, device const float
     butterfly8(v, inverse);
   } else if (R == 9u) {
     butterfly9(v, inverse);
+  } else if (R == 10u) {
+    butterfly10(v, inverse);
   } else if (R == 16u) {
     butterfly16(v, inverse);
   } else {

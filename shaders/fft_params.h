@@ -33,29 +33,29 @@ using uint = std::uint32_t;
 
 // Pipeline constants: the values of a Stockham dispatch that its pipeline
 // fixes when it is built (fft_pipeline_constants.h), by index. Stage counts
-// follow the order of the stage runs: radix 16, 8, 4, 2, 9, 3, 5, 7, 11, 13,
+// follow the order of the stage runs: radix 16, 10, 8, 4, 2, 9, 3, 5, 7, 11, 13,
 // the odd radices' runs first where FFT_CONSTANT_ODD_FIRST is 1. A pipeline
 // with FFT_CONSTANT_FIXED_SHAPE 0 fixes nothing (the others are 0).
 #define FFT_CONSTANT_N 0u
 #define FFT_CONSTANT_THREADS_PER_TRANSFORM 1u
 #define FFT_CONSTANT_PER_GROUP 2u
 #define FFT_CONSTANT_STAGES 3u  // + i: stages of the i-th radix of the run order
-#define FFT_RUN_RADICES 10u
-#define FFT_CONSTANT_INVERSE 13u
-#define FFT_CONSTANT_PRE_MODE 14u
-#define FFT_CONSTANT_POST_MODE 15u
-#define FFT_CONSTANT_CONVOLVE 16u
-#define FFT_CONSTANT_IN_KIND 17u
-#define FFT_CONSTANT_IN_WALK 18u
-#define FFT_CONSTANT_OUT_KIND 19u
-#define FFT_CONSTANT_OUT_WALK 20u
-#define FFT_CONSTANT_INTERLEAVED 21u  // 1 where batch_interleave > 1
-#define FFT_CONSTANT_PER_BATCH 22u
-#define FFT_CONSTANT_IN_LAYOUT 23u   // side_layout of each side
-#define FFT_CONSTANT_OUT_LAYOUT 24u
-#define FFT_CONSTANT_ODD_FIRST 25u  // 1 where the odd radices' stages come first
-#define FFT_CONSTANT_FIXED_SHAPE 26u
-#define FFT_CONSTANT_COUNT 27u
+#define FFT_RUN_RADICES 11u
+#define FFT_CONSTANT_INVERSE 14u
+#define FFT_CONSTANT_PRE_MODE 15u
+#define FFT_CONSTANT_POST_MODE 16u
+#define FFT_CONSTANT_CONVOLVE 17u
+#define FFT_CONSTANT_IN_KIND 18u
+#define FFT_CONSTANT_IN_WALK 19u
+#define FFT_CONSTANT_OUT_KIND 20u
+#define FFT_CONSTANT_OUT_WALK 21u
+#define FFT_CONSTANT_INTERLEAVED 22u  // 1 where batch_interleave > 1
+#define FFT_CONSTANT_PER_BATCH 23u
+#define FFT_CONSTANT_IN_LAYOUT 24u   // side_layout of each side
+#define FFT_CONSTANT_OUT_LAYOUT 25u
+#define FFT_CONSTANT_ODD_FIRST 26u  // 1 where the odd radices' stages come first
+#define FFT_CONSTANT_FIXED_SHAPE 27u
+#define FFT_CONSTANT_COUNT 28u
 
 // How a side's values are stored.
 #define FFT_SIDE_COMPLEX 0u     // float2 elements
@@ -171,7 +171,7 @@ inline uint side_layout(uint g_mul, uint elem_stride, uint valid, uint r_mul, ui
 struct FftParams {
   uint n;  // transform length of this dispatch (the real length for real kernels)
   uint num_stages;
-  uint radix[FFT_MAX_STAGES];  // in run_stages' order: 16, 8, 4, 2, then 9, 3, 5, 7, 11, 13,
+  uint radix[FFT_MAX_STAGES];  // in run_stages' order: 16, 10, 8, 4, 2, then 9, 3, 5, 7, 11, 13,
                                // or the odd radices first
   uint inverse;  // 1: exponent sign +, conjugated twiddles
   uint transforms;  // transforms (or items, for real kernels) in the dispatch

@@ -22,15 +22,16 @@ constant uint fixed_threads_per_transform
     [[function_constant(FFT_CONSTANT_THREADS_PER_TRANSFORM)]];
 constant uint fixed_per_group [[function_constant(FFT_CONSTANT_PER_GROUP)]];
 constant uint fixed_stages_16 [[function_constant(FFT_CONSTANT_STAGES + 0u)]];
-constant uint fixed_stages_8 [[function_constant(FFT_CONSTANT_STAGES + 1u)]];
-constant uint fixed_stages_4 [[function_constant(FFT_CONSTANT_STAGES + 2u)]];
-constant uint fixed_stages_2 [[function_constant(FFT_CONSTANT_STAGES + 3u)]];
-constant uint fixed_stages_9 [[function_constant(FFT_CONSTANT_STAGES + 4u)]];
-constant uint fixed_stages_3 [[function_constant(FFT_CONSTANT_STAGES + 5u)]];
-constant uint fixed_stages_5 [[function_constant(FFT_CONSTANT_STAGES + 6u)]];
-constant uint fixed_stages_7 [[function_constant(FFT_CONSTANT_STAGES + 7u)]];
-constant uint fixed_stages_11 [[function_constant(FFT_CONSTANT_STAGES + 8u)]];
-constant uint fixed_stages_13 [[function_constant(FFT_CONSTANT_STAGES + 9u)]];
+constant uint fixed_stages_10 [[function_constant(FFT_CONSTANT_STAGES + 1u)]];
+constant uint fixed_stages_8 [[function_constant(FFT_CONSTANT_STAGES + 2u)]];
+constant uint fixed_stages_4 [[function_constant(FFT_CONSTANT_STAGES + 3u)]];
+constant uint fixed_stages_2 [[function_constant(FFT_CONSTANT_STAGES + 4u)]];
+constant uint fixed_stages_9 [[function_constant(FFT_CONSTANT_STAGES + 5u)]];
+constant uint fixed_stages_3 [[function_constant(FFT_CONSTANT_STAGES + 6u)]];
+constant uint fixed_stages_5 [[function_constant(FFT_CONSTANT_STAGES + 7u)]];
+constant uint fixed_stages_7 [[function_constant(FFT_CONSTANT_STAGES + 8u)]];
+constant uint fixed_stages_11 [[function_constant(FFT_CONSTANT_STAGES + 9u)]];
+constant uint fixed_stages_13 [[function_constant(FFT_CONSTANT_STAGES + 10u)]];
 constant uint fixed_inverse [[function_constant(FFT_CONSTANT_INVERSE)]];
 constant uint fixed_pre_mode [[function_constant(FFT_CONSTANT_PRE_MODE)]];
 constant uint fixed_post_mode [[function_constant(FFT_CONSTANT_POST_MODE)]];
@@ -57,15 +58,16 @@ constexpr uint fixed_n = fixed_constants[FFT_CONSTANT_N];
 constexpr uint fixed_threads_per_transform = fixed_constants[FFT_CONSTANT_THREADS_PER_TRANSFORM];
 constexpr uint fixed_per_group = fixed_constants[FFT_CONSTANT_PER_GROUP];
 constexpr uint fixed_stages_16 = fixed_constants[FFT_CONSTANT_STAGES + 0u];
-constexpr uint fixed_stages_8 = fixed_constants[FFT_CONSTANT_STAGES + 1u];
-constexpr uint fixed_stages_4 = fixed_constants[FFT_CONSTANT_STAGES + 2u];
-constexpr uint fixed_stages_2 = fixed_constants[FFT_CONSTANT_STAGES + 3u];
-constexpr uint fixed_stages_9 = fixed_constants[FFT_CONSTANT_STAGES + 4u];
-constexpr uint fixed_stages_3 = fixed_constants[FFT_CONSTANT_STAGES + 5u];
-constexpr uint fixed_stages_5 = fixed_constants[FFT_CONSTANT_STAGES + 6u];
-constexpr uint fixed_stages_7 = fixed_constants[FFT_CONSTANT_STAGES + 7u];
-constexpr uint fixed_stages_11 = fixed_constants[FFT_CONSTANT_STAGES + 8u];
-constexpr uint fixed_stages_13 = fixed_constants[FFT_CONSTANT_STAGES + 9u];
+constexpr uint fixed_stages_10 = fixed_constants[FFT_CONSTANT_STAGES + 1u];
+constexpr uint fixed_stages_8 = fixed_constants[FFT_CONSTANT_STAGES + 2u];
+constexpr uint fixed_stages_4 = fixed_constants[FFT_CONSTANT_STAGES + 3u];
+constexpr uint fixed_stages_2 = fixed_constants[FFT_CONSTANT_STAGES + 4u];
+constexpr uint fixed_stages_9 = fixed_constants[FFT_CONSTANT_STAGES + 5u];
+constexpr uint fixed_stages_3 = fixed_constants[FFT_CONSTANT_STAGES + 6u];
+constexpr uint fixed_stages_5 = fixed_constants[FFT_CONSTANT_STAGES + 7u];
+constexpr uint fixed_stages_7 = fixed_constants[FFT_CONSTANT_STAGES + 8u];
+constexpr uint fixed_stages_11 = fixed_constants[FFT_CONSTANT_STAGES + 9u];
+constexpr uint fixed_stages_13 = fixed_constants[FFT_CONSTANT_STAGES + 10u];
 constexpr uint fixed_inverse = fixed_constants[FFT_CONSTANT_INVERSE];
 constexpr uint fixed_pre_mode = fixed_constants[FFT_CONSTANT_PRE_MODE];
 constexpr uint fixed_post_mode = fixed_constants[FFT_CONSTANT_POST_MODE];
@@ -141,29 +143,29 @@ inline uint dispatch_out_layout(constant FftParams& p) {
 // Stages of radix R in a pipeline that fixes the shape.
 template <uint R>
 inline uint fixed_stages() {
-  return R == 16u ? fixed_stages_16 : R == 8u ? fixed_stages_8 : R == 4u ? fixed_stages_4
-       : R == 2u ? fixed_stages_2 : R == 9u ? fixed_stages_9 : R == 3u ? fixed_stages_3
-       : R == 5u ? fixed_stages_5
-       : R == 7u ? fixed_stages_7 : R == 11u ? fixed_stages_11 : fixed_stages_13;
+  return R == 16u ? fixed_stages_16 : R == 10u ? fixed_stages_10 : R == 8u ? fixed_stages_8
+       : R == 4u ? fixed_stages_4 : R == 2u ? fixed_stages_2 : R == 9u ? fixed_stages_9
+       : R == 3u ? fixed_stages_3 : R == 5u ? fixed_stages_5 : R == 7u ? fixed_stages_7
+       : R == 11u ? fixed_stages_11 : fixed_stages_13;
 }
 
 // The dispatch's number of stages, and the radices of its first and last
 // (1 where it has none: length 1).
 inline uint dispatch_stages(constant FftParams& p) {
-  return fft_fixed_shape ? fixed_stages_16 + fixed_stages_8 + fixed_stages_4 + fixed_stages_2 +
-                               fixed_stages_9 + fixed_stages_3 + fixed_stages_5 + fixed_stages_7 +
-                               fixed_stages_11 + fixed_stages_13
+  return fft_fixed_shape ? fixed_stages_16 + fixed_stages_10 + fixed_stages_8 + fixed_stages_4 +
+                               fixed_stages_2 + fixed_stages_9 + fixed_stages_3 + fixed_stages_5 +
+                               fixed_stages_7 + fixed_stages_11 + fixed_stages_13
                          : p.num_stages;
 }
 // The first and last radix of a pipeline's even runs and of its odd runs
 // (1 where it has none).
 inline uint fixed_first_even() {
-  return fixed_stages_16 ? 16u : fixed_stages_8 ? 8u : fixed_stages_4 ? 4u
-       : fixed_stages_2 ? 2u : 1u;
+  return fixed_stages_16 ? 16u : fixed_stages_10 ? 10u : fixed_stages_8 ? 8u
+       : fixed_stages_4 ? 4u : fixed_stages_2 ? 2u : 1u;
 }
 inline uint fixed_last_even() {
   return fixed_stages_2 ? 2u : fixed_stages_4 ? 4u : fixed_stages_8 ? 8u
-       : fixed_stages_16 ? 16u : 1u;
+       : fixed_stages_10 ? 10u : fixed_stages_16 ? 16u : 1u;
 }
 inline uint fixed_first_odd() {
   return fixed_stages_9 ? 9u : fixed_stages_3 ? 3u : fixed_stages_5 ? 5u : fixed_stages_7 ? 7u

@@ -186,8 +186,8 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, Stoc
 // (stockham_kernel), because a kernel needs the registers of its largest
 // butterfly, and fewer registers per thread keep more threads resident.
 #define FFT_RADICES_POW2 0u     // 2, 4, 8, 16; threadgroup memory swizzled
-#define FFT_RADICES_SMOOTH7 1u  // 2, 3, 4, 5, 7, 8, 9
-#define FFT_RADICES_ALL 2u      // 2, 3, 4, 5, 7, 8, 9, 11, 13
+#define FFT_RADICES_SMOOTH7 1u  // 2, 3, 4, 5, 7, 8, 9, 10
+#define FFT_RADICES_ALL 2u      // 2, 3, 4, 5, 7, 8, 9, 10, 11, 13
 
 // The run of radix-R stages that starts at `at`. One loop per radix, not a
 // switch per stage: a switch over every radix in one loop keeps the
@@ -215,6 +215,7 @@ inline void even_runs(constant FftParams& p, threadgroup float2* data, StockhamB
                       thread StagePosition& at) {
   const bool kPowerOfTwo = kRadices == FFT_RADICES_POW2;
   if (kPowerOfTwo) radix_run<16u, true>(p, data, io, tid, first_transform, inverse, ends, at);
+  if (!kPowerOfTwo) radix_run<10u, false>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<8u, kPowerOfTwo>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<4u, kPowerOfTwo>(p, data, io, tid, first_transform, inverse, ends, at);
   radix_run<2u, kPowerOfTwo>(p, data, io, tid, first_transform, inverse, ends, at);

@@ -52,7 +52,7 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / 
 // its shape, the radix list as a stage count per radix and the order of the
 // kernel's stage runs (the order of the list), and its modes.
 std::vector<std::uint32_t> stockham_pipeline_constants(const FftParams& p) {
-  constexpr std::uint32_t kRunOrder[FFT_RUN_RADICES] = {16, 8, 4, 2, 9, 3, 5, 7, 11, 13};
+  constexpr std::uint32_t kRunOrder[FFT_RUN_RADICES] = {16, 10, 8, 4, 2, 9, 3, 5, 7, 11, 13};
   std::vector<std::uint32_t> constants(FFT_CONSTANT_COUNT, 0);
   constants[FFT_CONSTANT_FIXED_SHAPE] = 1;
   constants[FFT_CONSTANT_N] = p.n;
@@ -299,7 +299,8 @@ class Planner {
 
   // The shape of a pass with a strided side (every pass of a split length).
   metal_routes::StockhamShape strided_shape(std::uint32_t n) const {
-    return metal_routes::stockham_shape(n, kMaxGroupThreads / std::max<std::uint32_t>(8, across_));
+    return metal_routes::stockham_shape(n, kMaxGroupThreads / std::max<std::uint32_t>(8, across_),
+                                        1, /*tens_where_more_ends=*/false);
   }
 
   bool every_end_in_registers(const std::array<std::uint32_t, 3>& lengths) const {

@@ -102,9 +102,10 @@ std::optional<std::uint64_t> rader_generator(std::uint64_t n) {
 }
 
 const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {
-  const bool odd = std::any_of(radices.begin(), radices.end(), [](std::uint32_t r) { return r % 2; });
-  if (!odd) return "fft_stockham_pow2";
-  if (std::none_of(radices.begin(), radices.end(), [](std::uint32_t r) { return r > 9; })) {
+  const bool pow2 =
+      std::all_of(radices.begin(), radices.end(), [](std::uint32_t r) { return (r & (r - 1)) == 0; });
+  if (pow2) return "fft_stockham_pow2";
+  if (std::none_of(radices.begin(), radices.end(), [](std::uint32_t r) { return r > 10; })) {
     return "fft_stockham_smooth7";
   }
   return "fft_stockham";
@@ -156,11 +157,15 @@ int StockhamShape::ends_in_registers() const {
   return int(first_stage_divides()) + int(last_stage_divides());
 }
 
-StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads,
-                             std::uint32_t least_threads) {
+namespace {
+
+// The shape of `radices` in the order that suits it: even radices first or
+// odd ones first (metal_routes.h).
+StockhamShape ordered_shape(std::uint32_t n, std::vector<std::uint32_t> radices,
+                            std::uint32_t most_threads) {
   StockhamShape shape;
   shape.n = n;
-  shape.radices = *stockham_radices(n);
+  shape.radices = std::move(radices);
   shape.threads = threads_per_transform(n, shape.radices, most_threads);
   const auto odd = [](std::uint32_t r) { return r % 2 == 1; };
   if (std::any_of(shape.radices.begin(), shape.radices.end(), odd) &&
@@ -174,6 +179,35 @@ StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads,
         (odd_first_ends == ends && odd_first.threads == shape.threads && scatters_apart)) {
       shape = odd_first;
     }
+  }
+  return shape;
+}
+
+// n's radices with every pair of factors 2 and 5 taken as one radix 10, or
+// nothing where n has no such pair.
+std::optional<std::vector<std::uint32_t>> radices_with_tens(std::uint32_t n) {
+  std::uint32_t rest = n, tens = 0;
+  while (rest % 10 == 0) rest /= 10, ++tens;
+  if (tens == 0) return std::nullopt;
+  // The rest's even radices as the kernels beside radix 10 hold them: 8s, then 4, 2 (no 16).
+  std::vector<std::uint32_t> radices(tens, 10);
+  while (rest % 8 == 0) radices.push_back(8), rest /= 8;
+  for (std::uint32_t even : {4u, 2u}) {
+    if (rest % even == 0) radices.push_back(even), rest /= even;
+  }
+  const std::vector<std::uint32_t> odd = *stockham_radices(rest);
+  radices.insert(radices.end(), odd.begin(), odd.end());
+  return radices;
+}
+
+}  // namespace
+
+StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads,
+                             std::uint32_t least_threads, bool tens_where_more_ends) {
+  StockhamShape shape = ordered_shape(n, *stockham_radices(n), most_threads);
+  if (const auto tens = tens_where_more_ends ? radices_with_tens(n) : std::nullopt) {
+    StockhamShape with_tens = ordered_shape(n, *tens, most_threads);
+    if (with_tens.ends_in_registers() > shape.ends_in_registers()) shape = with_tens;
   }
   const bool power_of_two = (n & (n - 1)) == 0;
   if (shape.threads < least_threads && power_of_two && n >= 16 && n >= least_threads * least_threads) {

@@ -85,7 +85,8 @@ std::optional<std::uint64_t> bluestein_length(std::uint64_t n);
 std::optional<std::uint64_t> rader_generator(std::uint64_t n);
 
 // The Stockham kernel compiled for the fewest radices that hold `radices`
-// (which stockham_radices draws from 2, 3, 4, 5, 7, 8, 9, 11, 13, 16).
+// (stockham_radices' 2, 3, 4, 5, 7, 8, 9, 11, 13, 16, and 10 from
+// stockham_shape).
 const char* stockham_kernel(const std::vector<std::uint32_t>& radices);
 
 // The most threads one transform takes: a group's threads (256) are within
@@ -105,6 +106,15 @@ inline constexpr std::uint32_t kMaxTransformThreads = 256;
 // half the exchanges of radix 3 outweigh the uneven share of butterflies
 // (on the H200, 3^12's strided 729-point passes ran 1.05 times faster,
 // 3969 1.3 and 1401's Bluestein passes 1.7).
+//
+// Radix 10 for each pair of factors 2 and 5 where that puts more stage ends
+// in registers (`tens_where_more_ends`): 1000 = 10^3 on 100 threads gives
+// every thread one butterfly per stage and both ends, where 8 * 5^3 takes 125
+// threads, the first end only, and 200 radix-5 butterflies per stage on them
+// (on the H200, batched 1000 ran 1.19 times faster, 500 1.25, 100 1.09).
+// The planner's strided passes go without: with it, 10^6 takes three passes
+// of 100 with every end in registers (the three-pass rule in
+// metal_planner.cc), which ran 1.03 times slower than two of 1000.
 //
 // Stage order: the kernel runs the even radices' stages, then the odd
 // ones' (FftParams::radix lists them in that order), or the odd ones' first.
@@ -136,6 +146,6 @@ struct StockhamShape {
   int ends_in_registers() const;
 };
 StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads = kMaxTransformThreads,
-                             std::uint32_t least_threads = 1);
+                             std::uint32_t least_threads = 1, bool tens_where_more_ends = true);
 
 }  // namespace jax_apple_fft::metal_routes

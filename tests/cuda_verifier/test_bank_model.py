@@ -34,6 +34,7 @@ def test_odd_radices_first_take_fewer_wavefronts(n, pass_index, most):
 
 
 def test_a_stride_of_eight_conflicts():
-    """The model can fail: radix 8 first at 1000 points writes its outputs 8
-    apart, two banks for 16 threads."""
-    assert bank_model.c2c_row(1000)[0] > 1.5
+    """The model can fail: radix 8 first at 40 points (8 * 5 on 5 threads)
+    writes its outputs 8 apart, two banks for 16 threads."""
+    assert bank_model.c2c_dispatches(40)[0]["params"]["radices"][0] == 8
+    assert bank_model.c2c_row(40)[0] > 1.5

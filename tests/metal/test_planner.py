@@ -53,6 +53,37 @@ def test_radices_prefer_sixteen_for_powers_of_two_else_eight_and_nine_for_powers
     assert sorted(plan(C2C, 2 * 3 * 5 * 7).dispatches[0]["params"]["radices"]) == [2, 3, 5, 7]
 
 
+@pytest.mark.parametrize("n,radices,threads", [
+    (1000, [10, 10, 10], 100),  # 8 * 5^3 would take 125 threads and the first end only
+    (100, [10, 10], 10),
+    (500, [5, 10, 10], 50),
+    (250, [2, 5, 5, 5], 25),  # no pair of 2 and 5 would gain an end
+    (2000, [5, 5, 5, 8, 2], 200),  # 10^3 * 2 would gain none either
+])
+def test_radix_ten_where_it_puts_more_stage_ends_in_registers(n, radices, threads):
+    """Pairs of factors 2 and 5 run as radix 10 where that puts more stage
+    ends in registers than the radices without it."""
+    d = plan(C2C, n, batch=64).dispatches[0]
+    assert (d["params"]["radices"], d["params"]["threads_per_transform"]) == (radices, threads)
+    assert d["kernel"] == "fft_stockham_smooth7"
+
+
+KERNEL_RADICES = {"fft_stockham_pow2": {2, 4, 8, 16},
+                  "fft_stockham_smooth7": {2, 3, 4, 5, 7, 8, 9, 10},
+                  "fft_stockham": {2, 3, 4, 5, 7, 8, 9, 10, 11, 13}}
+
+
+@pytest.mark.parametrize("coalesced_bytes", [APPLE, NVIDIA])
+def test_every_stockham_dispatch_runs_on_a_kernel_compiled_for_its_radices(coalesced_bytes):
+    """A radix the kernel has no stage loop for would be skipped: 320 = 10 * 32
+    once took 10 * 16 * 2 on the kernel without radix 16. Every length up to
+    4096, and the passes of Bluestein's and Rader's routes beyond it."""
+    for n in [*range(1, 4097), 4099, 10007, 12289, 65537]:
+        for d in plan(C2C, n, batch=4, coalesced_bytes=coalesced_bytes).dispatches:
+            if d["kernel"] in KERNEL_RADICES:
+                assert set(d["params"]["radices"]) <= KERNEL_RADICES[d["kernel"]], (n, d["params"])
+
+
 def test_radix_nine_also_where_no_stage_end_meets_device_memory_in_registers():
     """686 * 729 on NVIDIA's pieces: its strided 729-point pass takes 46
     threads per transform, which divide neither 729 / 9 nor any other stage
@@ -79,7 +110,7 @@ def test_every_single_group_length_takes_at_most_256_threads_per_group(n):
     (4099, [([3, 7, 4], 7), ([2, 7, 7], 7), ([3, 7, 4], 7)]),  # both ends, not the first only
     (12289, [([3, 8, 4], 8), ([16, 8], 8), ([3, 8, 4], 8)]),  # both ends, not the first only
     (240, [([3, 5, 8, 2], 20)]),
-    (1000, [([8, 5, 5, 5], 125)]),  # odd first would take 100 threads for no more ends
+    (1200, [([3, 5, 5, 8, 2], 100)]),  # odd first takes both ends, even first the first only
     (98, [([2, 7, 7], 7)]),  # a lone radix 2 stays first
 ])
 def test_odd_radices_run_first_where_that_spares_banks_or_puts_more_ends_in_registers(n, passes):
@@ -92,7 +123,7 @@ def test_odd_radices_run_first_where_that_spares_banks_or_puts_more_ends_in_regi
     assert [(d["radices"], d["threads_per_transform"]) for d in dispatches] == passes
 
 
-@pytest.mark.parametrize("n,threads", [(4096, 256), (1024, 64), (256, 16), (2187, 243), (1000, 125)])
+@pytest.mark.parametrize("n,threads", [(4096, 256), (1024, 64), (256, 16), (2187, 243), (1000, 100)])
 def test_threads_per_transform_divide_the_first_stage(n, threads):
     """Threads per transform divide the first stage's butterflies (and the
     last's where they can), so that it takes its inputs from the load in
@@ -425,8 +456,8 @@ def test_unsupported_lengths_raise():
         plan(C2C, 0)
 
 
-RUN_ORDER = (16, 8, 4, 2, 9, 3, 5, 7, 11, 13)  # the Stockham kernel's stage runs
-ODD_FIRST_ORDER = (9, 3, 5, 7, 11, 13, 16, 8, 4, 2)  # its other order
+RUN_ORDER = (16, 10, 8, 4, 2, 9, 3, 5, 7, 11, 13)  # the Stockham kernel's stage runs
+ODD_FIRST_ORDER = (9, 3, 5, 7, 11, 13, 16, 10, 8, 4, 2)  # its other order
 # Word offsets in FftParams (shaders/fft_params.h) of the modes a pipeline fixes.
 MODE_WORDS = {"inverse": 18, "pre_mode": 25, "post_mode": 26, "convolve": 27, "in.kind": 31,
               "in.walk": 39, "out.kind": 40, "out.walk": 48}

@@ -55,7 +55,7 @@ import cupy  # noqa: E402
 BLUESTEIN_LENGTHS = (4097, 10007, 65539, 1000003)
 RADER_LENGTHS = (2113, 3329, 12289, 65537, 786433)
 FOUR_STEP_LENGTHS = (tuple(2**k for k in range(13, 25))
-                     + (3 * 4096, 5**7, 4095 * 4095, 3**12, 600**2, 5**9 * 7))
+                     + (3 * 4096, 5**7, 4095 * 4095, 3**12, 600**2, 10**6, 5**9 * 7))
 REAL_LENGTHS = (1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 64, 100, 127, 128, 255, 256, 1000, 1023,
                 1024, 4095, 4096, 4097, 8192, 10007, 65536, 65537, 2**20)
 NORMS = (None, "ortho", "forward")
@@ -180,6 +180,7 @@ SANITIZER_CASES = (
     ("single group, one transform", C2C, True, 1024, (1, 1024)),
     ("several transforms per group", C2C, True, 16, (64, 16)),
     ("odd radices", C2C, False, 3 * 5 * 7 * 13, (3, 1365)),
+    ("radix 10", C2C, True, 1000, (3, 1000)),
     ("four-step", C2C, True, 1 << 16, (2, 1 << 16)),
     ("four-step in three passes", C2C, False, 11**5, (2, 11**5)),
     ("four-step in three passes, 2^k", C2C, True, 1 << 21, (1, 1 << 21)),
