@@ -38,3 +38,13 @@ def test_inputs_and_the_native_output_are_placed_as_xla_places_buffers():
     out = contenders.native(1)(row, x)()
     assert x.ctypes.data % 64 == 0 and out.ctypes.data % 64 == 0
     assert x.flags.c_contiguous and out.flags.c_contiguous
+
+
+def test_fftw_measures_its_plans_except_for_lengths_with_a_huge_prime_factor():
+    """FFTW_MEASURE planned a 16777213-point prime for over ten minutes: the
+    suite's prime rows would never finish."""
+    effort = contenders.fftw_planner_effort
+    assert effort(Row("c2c", "f32", "prime", (16777213,), (0,))) == "FFTW_ESTIMATE"
+    assert effort(Row("c2c", "f64", "1d", (31, 65537), (1,))) == "FFTW_MEASURE"
+    assert effort(Row("c2c", "f64", "2d", (4096, 4096), (0, 1))) == "FFTW_MEASURE"
+    assert contenders.largest_prime_factor(2 * 3 * 16777213) == 16777213
