@@ -26,6 +26,13 @@ def _series(results: list[RowResult], label: str) -> tuple[list[int], list[float
             [result.row.flops / result.median(label) / 1e9 for result in results])
 
 
+def contender_colors(labels: list[str]) -> dict[str, tuple]:
+    """A colour of its own for each contender: matplotlib's default cycle has
+    ten, and the suite with FFTW at two thread counts has eleven contenders."""
+    palette = plt.get_cmap("tab20").colors
+    return {label: palette[index % len(palette)] for index, label in enumerate(labels)}
+
+
 def plot_throughput(results: list[RowResult], labels: list[str], path: Path) -> None:
     one_d = [result for result in results if result.row.group == "1d"]
     panels = [(precision, kind) for precision in PRECISIONS for kind in KINDS
@@ -44,10 +51,10 @@ def plot_throughput(results: list[RowResult], labels: list[str], path: Path) -> 
         # paths (mixed radix, Bluestein), so they are crosses, not zigzags.
         powers = [result for result in panel_results if _is_power_of_two(result.row.lengths[0])]
         others = [result for result in panel_results if not _is_power_of_two(result.row.lengths[0])]
-        for label in labels:
-            line, = panel_axes.plot(*_series(powers, label), marker="o", markersize=3, label=label)
-            panel_axes.plot(*_series(others, label), linestyle="none", marker="x",
-                            color=line.get_color())
+        for label, color in contender_colors(labels).items():
+            panel_axes.plot(*_series(powers, label), marker="o", markersize=3, label=label,
+                            color=color)
+            panel_axes.plot(*_series(others, label), linestyle="none", marker="x", color=color)
         panel_axes.set_xscale("log", base=2)
         panel_axes.set_ylim(bottom=0)
         panel_axes.set_title(f"{kind} {precision}")
