@@ -50,9 +50,9 @@ def test_fftw_measures_its_plans_except_for_lengths_with_a_huge_prime_factor():
     assert contenders.largest_prime_factor(2 * 3 * 16777213) == 16777213
 
 
-def test_every_contender_of_the_full_suite_has_its_own_plot_colour():
+def test_every_contender_of_the_full_suite_has_its_own_plot_style():
     """Eleven contenders (ours, native and scipy at two thread counts, FFTW at
     two): matplotlib's default cycle of ten gave FFTW's second column ours' colour."""
-    from bench.plot import contender_colors
+    from bench.plot import contender_styles
     labels = [f"c{i}" for i in range(13)]
-    assert len(set(contender_colors(labels).values())) == len(labels)
+    assert len(set(contender_styles(labels).values())) == len(labels)

@@ -5,11 +5,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only; no display needed
-import matplotlib.pyplot as plt
-
 from .measure import RowResult
 from .suite import ELEMENTS_PER_1D_ROW, KINDS, PRECISIONS
 
@@ -26,14 +21,20 @@ def _series(results: list[RowResult], label: str) -> tuple[list[int], list[float
             [result.row.flops / result.median(label) / 1e9 for result in results])
 
 
-def contender_colors(labels: list[str]) -> dict[str, tuple]:
-    """A colour of its own for each contender: matplotlib's default cycle has
-    ten, and the suite with FFTW at two thread counts has eleven contenders."""
-    palette = plt.get_cmap("tab20").colors
-    return {label: palette[index % len(palette)] for index, label in enumerate(labels)}
+def contender_styles(labels: list[str]) -> dict[str, tuple[str, str]]:
+    """(colour, line style) of each contender, no two alike: matplotlib's
+    colour cycle has ten colours and the suite with FFTW at two thread counts
+    eleven contenders, so the next ten are dashed."""
+    return {label: (f"C{index % 10}", "-" if index % 20 < 10 else "--")
+            for index, label in enumerate(labels)}
 
 
 def plot_throughput(results: list[RowResult], labels: list[str], path: Path) -> None:
+    import matplotlib  # the bench extra's; imported here so the styles need none
+
+    matplotlib.use("Agg")  # files only; no display needed
+    import matplotlib.pyplot as plt
+
     one_d = [result for result in results if result.row.group == "1d"]
     panels = [(precision, kind) for precision in PRECISIONS for kind in KINDS
               if any((result.row.precision, result.row.kind) == (precision, kind) for result in one_d)]
@@ -51,9 +52,9 @@ def plot_throughput(results: list[RowResult], labels: list[str], path: Path) -> 
         # paths (mixed radix, Bluestein), so they are crosses, not zigzags.
         powers = [result for result in panel_results if _is_power_of_two(result.row.lengths[0])]
         others = [result for result in panel_results if not _is_power_of_two(result.row.lengths[0])]
-        for label, color in contender_colors(labels).items():
+        for label, (color, line_style) in contender_styles(labels).items():
             panel_axes.plot(*_series(powers, label), marker="o", markersize=3, label=label,
-                            color=color)
+                            color=color, linestyle=line_style)
             panel_axes.plot(*_series(others, label), linestyle="none", marker="x", color=color)
         panel_axes.set_xscale("log", base=2)
         panel_axes.set_ylim(bottom=0)
