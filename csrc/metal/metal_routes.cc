@@ -7,9 +7,14 @@
 
 namespace jax_apple_fft::metal_routes {
 
-std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n) {
-  std::vector<std::uint32_t> radices;
-  if ((n & (n - 1)) == 0) {
+namespace {
+
+// `radices` followed by n's in the kernels' order: 16s where `sixteens` (the
+// radix-2^k kernel's), else 8s; then 4, 2, 9s and odd primes ascending; or
+// nothing if n has a prime factor above 13.
+std::optional<std::vector<std::uint32_t>> radices_after(std::vector<std::uint32_t> radices,
+                                                        std::uint64_t n, bool sixteens) {
+  if (sixteens) {
     while (n % 16 == 0) radices.push_back(16), n /= 16;
   }
   while (n % 8 == 0) radices.push_back(8), n /= 8;
@@ -21,6 +26,12 @@ std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n) {
   }
   if (n != 1) return std::nullopt;
   return radices;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::uint32_t>> stockham_radices(std::uint64_t n) {
+  return radices_after({}, n, (n & (n - 1)) == 0);
 }
 
 bool fits_one_group(std::uint64_t n) {
@@ -189,15 +200,8 @@ std::optional<std::vector<std::uint32_t>> radices_with_tens(std::uint32_t n) {
   std::uint32_t rest = n, tens = 0;
   while (rest % 10 == 0) rest /= 10, ++tens;
   if (tens == 0) return std::nullopt;
-  // The rest's even radices as the kernels beside radix 10 hold them: 8s, then 4, 2 (no 16).
-  std::vector<std::uint32_t> radices(tens, 10);
-  while (rest % 8 == 0) radices.push_back(8), rest /= 8;
-  for (std::uint32_t even : {4u, 2u}) {
-    if (rest % even == 0) radices.push_back(even), rest /= even;
-  }
-  const std::vector<std::uint32_t> odd = *stockham_radices(rest);
-  radices.insert(radices.end(), odd.begin(), odd.end());
-  return radices;
+  // No 16s: the kernels with radix 10 have none.
+  return radices_after(std::vector<std::uint32_t>(tens, 10), rest, false);
 }
 
 }  // namespace
