@@ -1,7 +1,7 @@
-"""Few long real lines, which the CPU backend runs as complex lines of half
-the length (a four-step split over every thread) between a pack or unpack of
-the bins: every kind, sign and norm against numpy's float64 result, and the
-plan that takes that path."""
+"""Long real lines, which the CPU backend runs as complex lines of half the
+length (a four-step split over every thread) between a pack or unpack of the
+bins: every kind, sign and norm against numpy's float64 result, fewer lines
+than threads and more, and the plan that takes that path."""
 
 import numpy as np
 import pytest
@@ -15,7 +15,7 @@ from support.accuracy import error_bound, relative_l2_error
 
 R2C, C2R = TransformKind.R2C, TransformKind.C2R
 N = 1 << 17  # half of it, 2^16, is the shortest four-step length
-CACHE = af.PlanCache(threads=4)  # more threads than lines
+CACHE = af.PlanCache(threads=4)
 
 
 def test_the_plan_takes_half_length():
@@ -24,11 +24,15 @@ def test_the_plan_takes_half_length():
     plan = testing.describe_cpu(CACHE.handle, C2R, False, Precision.SINGLE, [1, N // 2 + 1], [1],
                                 [N])
     assert plan.startswith("pack axis 1 n 131072 lines 1"), plan
+    # As many lines as there are threads and more, and on one thread.
+    for lines, cache in ((4, CACHE), (9, CACHE), (9, af.PlanCache(threads=1))):
+        plan = testing.describe_cpu(cache.handle, R2C, True, Precision.DOUBLE, [lines, N], [1], [N])
+        assert f"unpack axis 1 n 131072 lines {lines}" in plan, plan
 
 
 @pytest.mark.parametrize("dtype", (np.float32, np.float64))
 @pytest.mark.parametrize("norm", (None, "ortho", "forward"))
-@pytest.mark.parametrize("lines", (1, 3))
+@pytest.mark.parametrize("lines", (1, 3, 9))
 def test_rfft_and_irfft(dtype, norm, lines):
     rng = np.random.default_rng(lines)
     x = rng.standard_normal((lines, N)).astype(dtype)

@@ -201,11 +201,13 @@ class Planner {
     add(std::move(whole));
   }
 
-  // Fewer long real lines than threads: one thread per line would leave the
-  // others idle, where the complex line of half the length splits four-step.
+  // Real lines whose half is a four-step length: the complex line of half the
+  // length, split four-step, runs faster than pocketfft's real transform of
+  // the whole line, on one thread as on all (measured at 2^17 to 2^20 points,
+  // 1 and 2 threads, benchmarks/compare_builds.py), and splits over threads
+  // however few the lines.
   bool half_length_pays(const CpuPass& whole) const {
-    return whole.n % 2 == 0 && whole.lines() < machine_.threads &&
-           most_square_split(whole.n / 2, kFourStepMinLength).has_value();
+    return whole.n % 2 == 0 && most_square_split(whole.n / 2, kFourStepMinLength).has_value();
   }
 
   // The real pass as a complex one of n / 2 points (half_length.h): R2C

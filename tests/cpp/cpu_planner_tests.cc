@@ -195,7 +195,7 @@ void test_real_passes() {
   expect(r2c.choices[0].real && !r2c.choices.back().real, "real plan, then complex");
 }
 
-void test_few_long_real_lines_run_at_half_length() {
+void test_long_real_lines_run_at_half_length() {
   // 2 real lines of 2^20 points on 4 threads: complex lines of 2^19 (four-step
   // from the input seen as complex into the output), then the unpack in place.
   const Recorded r2c = plan_of(spec(TransformKind::kR2C, {2, 1 << 20}, {1}), machine(4, 4));
@@ -225,9 +225,12 @@ void test_few_long_real_lines_run_at_half_length() {
          "c2r: pack first: " + c2r.plan.describe());
   expect(!q[1].forward && !q[2].forward && q[1].src == Buffer::kOutput && q[2].last,
          "then the inverse-sign four-step on the output");
-  // As many lines as threads (or an odd length): one pocketfft pass.
-  expect(plan_of(spec(TransformKind::kR2C, {4, 1 << 20}, {1}), machine(4, 4)).plan.passes.size() == 1,
-         "a line per thread: one real pass");
+  // However many lines per thread: a line per thread, and 64 on one thread.
+  expect(plan_of(spec(TransformKind::kR2C, {4, 1 << 20}, {1}), machine(4, 4)).plan.passes.size() == 3,
+         "a line per thread: half the length");
+  expect(plan_of(spec(TransformKind::kC2R, {64, 1 << 17}, {1}), machine(4, 1)).plan.passes.size() == 3,
+         "64 lines on one thread: half the length");
+  // An odd length, or half of it below the four-step threshold: one pocketfft pass.
   expect(plan_of(spec(TransformKind::kR2C, {1, (1 << 20) + 1}, {1}), machine(4, 4)).plan.passes.size() == 1,
          "an odd length: one real pass");
   expect(plan_of(spec(TransformKind::kR2C, {1, 1 << 16}, {1}), machine(4, 4)).plan.passes.size() == 1,
@@ -243,8 +246,8 @@ void test_contiguous_lines_overflowing_l2_run_alone() {
   m.l2_bytes = std::size_t(8) << 20;
   expect(plan_of(spec(TransformKind::kC2C, {64, 1 << 15}, {1}), m).plan.passes[0].lanes == 4,
          "8 MiB L2: the whole group fits");
-  // Real float32 lines never give up their group.
-  expect(plan_of(spec(TransformKind::kR2C, {64, 1 << 17}, {1}), machine(4, 1))
+  // Real float32 lines never give up their group (2^16 points: 4 MiB a group).
+  expect(plan_of(spec(TransformKind::kR2C, {64, 1 << 16}, {1}), machine(4, 1))
                  .plan.passes[0].lanes == 8,
          "real float32 lines keep the widest group");
 }
@@ -297,7 +300,7 @@ const test_support::Suite kSuite("cpu_planner", {
     TEST_CASE(test_most_square_split),
     TEST_CASE(test_four_step_needs_a_free_temporary),
     TEST_CASE(test_real_passes),
-    TEST_CASE(test_few_long_real_lines_run_at_half_length),
+    TEST_CASE(test_long_real_lines_run_at_half_length),
     TEST_CASE(test_contiguous_lines_overflowing_l2_run_alone),
     TEST_CASE(test_bunches),
     TEST_CASE(test_empty_spec_has_no_passes),
