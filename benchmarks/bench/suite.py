@@ -17,9 +17,12 @@ PRECISIONS: tuple[Precision, ...] = ("f32", "f64")
 ELEMENTS_PER_1D_ROW = 2**21
 ONE_D_LENGTHS = sorted([2**k for k in range(4, 21)] + [1000, 1536, 4095, 65537])
 # Lengths of no family above: with a large prime factor (12345 = 3 * 5 * 823),
-# mixed radices (5000, 98304), and a long prime line whose p - 1 has a large
-# factor, so that it takes Bluestein (16777213 - 1 = 4 * 3 * 23 * 89 * 683).
+# mixed radices (5000, 98304), and primes whose p - 1 has a large factor, so
+# that they take Bluestein (1000003 - 1 = 2 * 3 * 166667; 16777213 - 1 =
+# 4 * 3 * 23 * 89 * 683): lines of 1000003 points of every kind, one line of
+# 16777213.
 OTHER_LENGTHS = (5000, 12345, 98304)
+PRIME = 1000003
 LONG_PRIME = 16777213
 
 
@@ -101,6 +104,7 @@ def full_suite() -> list[Row]:
             # One long line: fewer lines than threads.
             rows.append(_one_d(kind, precision, 1 << 20, group="lone", batch=1))
             rows += [_one_d(kind, precision, n, group="other") for n in OTHER_LENGTHS]
+            rows.append(_one_d(kind, precision, PRIME, group="prime"))
             if kind == "c2c":  # about two minutes a row, most of it numpy's and scipy's
                 rows.append(_one_d(kind, precision, LONG_PRIME, group="prime", batch=1))
     return rows

@@ -80,12 +80,14 @@ class CpuTransformImpl final : public CpuTransform {
         plans_[i].twiddles = get_four_step_twiddles<T>(cache, *pass.twiddled, pass.lanes);
       if (half_length_op(pass.op))
         plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.n);
+      if (chirp_op(pass.op)) plans_[i].chirp = get_chirp_tables<T>(cache, pass.n, pass.chirp_length);
     }
   }
 
   // cpu_working_bytes. pocketfft's buffer for a line of n points is at most
   // 4n + 64 values (Bluestein's is the largest), and its tables with
-  // Bluestein's or Rader's kernels at most 8n complex values. Planned with
+  // Bluestein's or Rader's kernels at most 8n complex values; the chirp
+  // passes' tables n + m values (bluestein.h). Planned with
   // the wake cost unknown: small passes then stay one task, whose SIMD
   // groups and bunches are the widest any wake cost gives.
   static std::size_t working_bytes(const TransformSpec& spec, std::int64_t threads) {
@@ -96,10 +98,12 @@ class CpuTransformImpl final : public CpuTransform {
     std::size_t scratch = 0, tables = 0;
     for (const CpuPass& pass : plan.passes) {
       scratch = std::max(scratch, pass.bunch * pass.group_scratch * pass.lanes);
-      tables += 8 * static_cast<std::size_t>(pass.n);
+      tables += chirp_op(pass.op) ? static_cast<std::size_t>(pass.n + pass.chirp_length)
+                                  : 8 * static_cast<std::size_t>(pass.n);
     }
     const std::size_t threads_at_once = static_cast<std::size_t>(std::max<std::int64_t>(threads, 1));
-    return (static_cast<std::size_t>(plan.temp_elements) + threads_at_once * scratch + tables) *
+    return (static_cast<std::size_t>(plan.temp_elements + plan.work_elements) +
+            threads_at_once * scratch + tables) *
            sizeof(Cmplx<T>);
   }
 
@@ -137,11 +141,13 @@ class CpuTransformImpl final : public CpuTransform {
     const Streaming stream{in_use, in_use && out_bytes >= kStreamTilesMinBytes};
     // Every output element is written: fresh pages may as well be huge ones.
     advise_huge_pages(out, out_bytes);
+    // The temporary, then the work buffer, in one piece.
     ScratchArena::Lease temp = cache.scratch().acquire(temp_bytes());
+    const Buffers buffers{in, out, temp.data(), temp.as<Cmplx<T>>() + plan_.temp_elements};
     profiler.start(plan_.passes.size());
     for (std::size_t i = 0; i < plan_.passes.size(); ++i)
       profiler.time_pass(i, [&](typename Profiler::Pass& pass_profiler) {
-        run_pass(plan_.passes[i], plans_[i], in, out, temp.data(), cache, stream, pass_profiler);
+        run_pass(plan_.passes[i], plans_[i], buffers, cache, stream, pass_profiler);
       });
   }
 
@@ -154,22 +160,33 @@ class CpuTransformImpl final : public CpuTransform {
     return spec_.kind == TransformKind::kC2R ? sizeof(T) : sizeof(Cmplx<T>);
   }
   std::size_t temp_bytes() const {
-    return static_cast<std::size_t>(plan_.temp_elements) * sizeof(Cmplx<T>);
+    return static_cast<std::size_t>(plan_.temp_elements + plan_.work_elements) * sizeof(Cmplx<T>);
   }
 
+  // The memory a pass reads and writes, by cpu_plan.h's Buffer.
+  struct Buffers {
+    const void* in;
+    void *out, *temp, *work;
+    void* operator[](Buffer b) const {
+      switch (b) {
+        case Buffer::kInput: return const_cast<void*>(in);
+        case Buffer::kOutput: return out;
+        case Buffer::kTemp: return temp;
+        case Buffer::kWork: return work;
+      }
+      return nullptr;
+    }
+  };
+
   template <class PassProfiler>
-  void run_pass(const CpuPass& pass, const PassPlans<T>& plans, const void* in, void* out,
-                void* temp, PlanCache& cache, Streaming stream, PassProfiler& profiler) const {
-    auto pointer = [&](Buffer b) -> void* {
-      if (b == Buffer::kInput) return const_cast<void*>(in);
-      return b == Buffer::kOutput ? out : temp;
-    };
-    const void* src = pointer(pass.src);
-    void* dst = pointer(pass.dst);
+  void run_pass(const CpuPass& pass, const PassPlans<T>& plans, const Buffers& buffers,
+                PlanCache& cache, Streaming stream, PassProfiler& profiler) const {
+    const void* src = buffers[pass.src];
+    void* dst = buffers[pass.dst];
     const LineWalker walker(pass.shape, pass.src_strides, pass.dst_strides, pass.axis);
     const T fct = pass.last ? static_cast<T>(spec_.scale) : T(1);
-    if (half_length_op(pass.op))
-      return run_half_length(pass, plans, walker, src, dst, fct, cache, profiler);
+    if (pointwise_op(pass.op))
+      return run_pointwise(pass, plans, walker, src, dst, fct, cache, profiler);
     const std::int64_t lines = walker.lines();
     const std::int64_t group = static_cast<std::int64_t>(pass.lanes);
     const std::size_t scratch_bytes =
@@ -214,26 +231,55 @@ class CpuTransformImpl final : public CpuTransform {
       }
   }
 
-  // A pack or unpack pass (half_length.h): its tasks split each line's pairs
-  // of bins into pass.tasks / lines ranges (the planner makes it a multiple).
+  // A pass of values one by one (half_length.h, bluestein.h): its tasks
+  // split each line into pass.tasks / lines ranges (the planner makes it a
+  // multiple).
   template <class PassProfiler>
-  void run_half_length(const CpuPass& pass, const PassPlans<T>& plans, const LineWalker& walker,
-                       const void* src, void* dst, T fct, PlanCache& cache,
-                       PassProfiler& profiler) const {
-    const std::int64_t h = pass.n / 2, chunks = pass.tasks / walker.lines();
-    const Cmplx<T>* w = plans.half_length->values.data();
+  void run_pointwise(const CpuPass& pass, const PassPlans<T>& plans, const LineWalker& walker,
+                     const void* src, void* dst, T fct, PlanCache& cache,
+                     PassProfiler& profiler) const {
+    const std::int64_t n = pass.n, m = pass.chirp_length, chunks = pass.tasks / walker.lines();
+    const std::int64_t ss = pass.src_strides[pass.axis], ds = pass.dst_strides[pass.axis];
+    const std::int64_t out_length = pass.shape[pass.axis];
     cache.workers().parallel_for(static_cast<std::size_t>(pass.tasks), [&](std::size_t task) {
       auto timing = profiler.task_started();
       const std::int64_t line = static_cast<std::int64_t>(task) / chunks;
-      const PairRange range = pair_range(h, chunks, static_cast<std::int64_t>(task) % chunks);
+      const std::int64_t chunk = static_cast<std::int64_t>(task) % chunks;
       LineWalker at = walker;
       at.seek(line);
-      const auto* bins = static_cast<const Cmplx<T>*>(src) + at.src();
-      auto* values = static_cast<Cmplx<T>*>(dst) + at.dst();
-      if (pass.op == LineOp::kUnpackHalfLength)
-        unpack_half_length(values, h, w, range, fct, pass.forward);
-      else
-        pack_half_length(bins, values, h, w, range, pass.forward);
+      // Element offsets: of real values where the chirp passes read or
+      // write a real line, else of complex ones.
+      const bool real_from = pass.op == LineOp::kChirpIn && pass.chirp_of == LineOp::kRealToComplex;
+      const bool real_to = pass.op == LineOp::kChirpOut && pass.chirp_of == LineOp::kComplexToReal;
+      const void* line_from = real_from ? static_cast<const void*>(static_cast<const T*>(src) + at.src())
+                                        : static_cast<const Cmplx<T>*>(src) + at.src();
+      void* line_to = real_to ? static_cast<void*>(static_cast<T*>(dst) + at.dst())
+                              : static_cast<Cmplx<T>*>(dst) + at.dst();
+      const auto* from = static_cast<const Cmplx<T>*>(line_from);
+      auto* to = static_cast<Cmplx<T>*>(line_to);
+      switch (pass.op) {
+        case LineOp::kUnpackHalfLength:
+          unpack_half_length(to, n / 2, plans.half_length->values.data(),
+                             pair_range(n / 2, chunks, chunk), fct, pass.forward);
+          break;
+        case LineOp::kPackHalfLength:
+          pack_half_length(from, to, n / 2, plans.half_length->values.data(),
+                           pair_range(n / 2, chunks, chunk), pass.forward);
+          break;
+        case LineOp::kChirpIn:
+          chirp_in(pass.chirp_of, line_from, ss, to, n, plans.chirp->chirp.data(),
+                   value_range(m, chunks, chunk), pass.forward);
+          break;
+        case LineOp::kChirpKernel:
+          chirp_kernel(to, plans.chirp->kernel.data(), value_range(m, chunks, chunk), pass.forward);
+          break;
+        case LineOp::kChirpOut:
+          chirp_out(pass.chirp_of, from, line_to, ds, plans.chirp->chirp.data(),
+                    value_range(out_length, chunks, chunk), fct, pass.forward);
+          break;
+        default:
+          break;
+      }
       timing.done();
     });
   }

@@ -20,13 +20,32 @@ constexpr std::int64_t kMaxLineLength = std::int64_t(1) << 36;
 // points (which a four-step split spreads over every thread), between
 // kPackHalfLength (C2R: the n/2 + 1 bins to the n/2 complex values, into the
 // output seen as complex) and kUnpackHalfLength (R2C: the n/2 values to the
-// n/2 + 1 bins, in place); see half_length.h.
-enum class LineOp { kComplex, kRealToComplex, kComplexToReal, kPackHalfLength, kUnpackHalfLength };
-enum class Buffer { kInput, kOutput, kTemp };
+// n/2 + 1 bins, in place); see half_length.h. A long prime complex line runs
+// as Bluestein's convolution of length m (bluestein.h) in the work buffer:
+// kChirpIn (the chirped line, zero-padded to m), two complex passes of m
+// points around kChirpKernel (times the chirp's spectrum), then kChirpOut
+// (the first n values, chirped, into place); a long prime real line too,
+// whose real values or n/2 + 1 bins the chirp passes read or write.
+enum class LineOp {
+  kComplex,
+  kRealToComplex,
+  kComplexToReal,
+  kPackHalfLength,
+  kUnpackHalfLength,
+  kChirpIn,
+  kChirpKernel,
+  kChirpOut,
+};
+enum class Buffer { kInput, kOutput, kTemp, kWork };
 
 inline bool half_length_op(LineOp op) {
   return op == LineOp::kPackHalfLength || op == LineOp::kUnpackHalfLength;
 }
+inline bool chirp_op(LineOp op) {
+  return op == LineOp::kChirpIn || op == LineOp::kChirpKernel || op == LineOp::kChirpOut;
+}
+// Passes of values one by one, with no line plan: their tasks split lines.
+inline bool pointwise_op(LineOp op) { return half_length_op(op) || chirp_op(op); }
 
 // The layout a pocketfft line plan is built for: a SIMD group's lines, one
 // in each lane of its vectors; one line at a time; or one line at a time
@@ -53,6 +72,8 @@ struct CpuPass {
   std::vector<std::int64_t> shape, src_strides, dst_strides;
   std::int64_t axis = 0;
   std::int64_t n = 1;  // transform length (the real length for real ops)
+  std::int64_t chirp_length = 0;  // Bluestein's convolution length m (chirp ops)
+  LineOp chirp_of = LineOp::kComplex;  // the line op the chirp ops stand for
   bool forward = true;  // the exponent's sign this pass runs with
   bool last = false;   // applies the transform's scale, may stream its stores
   // The column pass of a four-step split multiplies by its twiddles on the
@@ -77,6 +98,7 @@ struct CpuPass {
 struct CpuPlan {
   std::vector<CpuPass> passes;
   std::int64_t temp_elements = 0;  // complex elements of the temporary buffer
+  std::int64_t work_elements = 0;  // complex elements of Bluestein's work buffer
 
   // One line per pass, for tests and debugging.
   std::string describe() const;

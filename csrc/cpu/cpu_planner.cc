@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "cpu/prime_lengths.h"
+
 namespace jax_apple_fft {
 
 std::int64_t CpuPass::lines() const {
@@ -14,8 +16,9 @@ std::int64_t CpuPass::lines() const {
 }
 
 std::string CpuPlan::describe() const {
-  static const char* const kOps[] = {"c2c", "r2c", "c2r", "pack", "unpack"};
-  static const char* const kBuffers[] = {"input", "output", "temp"};
+  static const char* const kOps[] = {"c2c",      "r2c",          "c2r",      "pack",
+                                     "unpack",   "chirp-in",     "chirp-kernel", "chirp-out"};
+  static const char* const kBuffers[] = {"input", "output", "temp", "work"};
   std::ostringstream out;
   for (const CpuPass& p : passes) {
     out << kOps[static_cast<int>(p.op)] << " axis " << p.axis << " n " << p.n << " lines "
@@ -23,11 +26,13 @@ std::string CpuPlan::describe() const {
         << kBuffers[static_cast<int>(p.dst)] << " lanes " << p.lanes << " bunch " << p.bunch
         << " tasks " << p.tasks << "x" << p.groups_per_task;
     if (p.twiddled) out << " twiddled " << p.twiddled->rows << "x" << p.twiddled->columns;
+    if (chirp_op(p.op)) out << " m " << p.chirp_length << " of " << kOps[static_cast<int>(p.chirp_of)];
     if (p.prefetch_ahead) out << " prefetch";
     if (p.last) out << " last";
     out << "\n";
   }
   out << "temp " << temp_elements << "\n";
+  if (work_elements) out << "work " << work_elements << "\n";
   return out.str();
 }
 
@@ -166,6 +171,8 @@ class Planner {
     const std::int64_t axis = whole.axis;
     const Buffer src = whole.src, dst = whole.dst;
     const bool temp_free = src != Buffer::kTemp && dst != Buffer::kTemp;
+    if (temp_free && prime_lengths::takes_bluestein(static_cast<std::uint64_t>(whole.n)))
+      return chirp_lines(std::move(whole));
     const auto split = most_square_split(whole.n, kFourStepMinLength);
     if (!(temp_free && whole.contiguous() && split)) return add(std::move(whole));
     const auto view = [&](std::vector<std::int64_t> v, std::int64_t outer, std::int64_t inner) {
@@ -194,10 +201,55 @@ class Planner {
     add(std::move(rows));
   }
 
+  // A long prime line (prime_lengths.h) as Bluestein's convolution of m
+  // points (bluestein.h) in the work buffer: a lines x m matrix, whose rows
+  // split four-step, in the order the pass walks its lines. `whole` is a
+  // complex or real pass whose source is not the temporary.
+  void chirp_lines(CpuPass whole) {
+    const std::int64_t axis = whole.axis, lines = whole.lines();
+    const auto m = static_cast<std::int64_t>(prime_lengths::bluestein_length(
+        static_cast<std::uint64_t>(whole.n)));
+    std::vector<std::int64_t> work_strides(whole.shape.size(), 1);
+    for (std::int64_t d = static_cast<std::int64_t>(whole.shape.size()), step = m; d-- > 0;)
+      if (d != axis) {
+        work_strides[d] = step;
+        step *= whole.shape[d];
+      }
+    plan_.work_elements = std::max(plan_.work_elements, lines * m);
+    CpuPass on_work = whole;
+    on_work.op = LineOp::kComplex;
+    on_work.src = on_work.dst = Buffer::kWork;
+    on_work.shape = {lines, m};
+    on_work.src_strides = on_work.dst_strides = {m, 1};
+    on_work.axis = 1;
+    CpuPass in = whole, kernel = on_work, out = whole;
+    for (CpuPass* p : {&in, &kernel, &out}) {
+      p->chirp_length = m;
+      p->chirp_of = whole.op;
+    }
+    in.op = LineOp::kChirpIn;
+    in.dst = Buffer::kWork;
+    in.dst_strides = work_strides;
+    kernel.op = LineOp::kChirpKernel;
+    out.op = LineOp::kChirpOut;
+    out.src = Buffer::kWork;
+    out.src_strides = work_strides;
+    on_work.n = m;
+    add(std::move(in));
+    on_work.forward = true;
+    complex_lines(on_work);
+    add(std::move(kernel));
+    on_work.forward = false;
+    complex_lines(on_work);
+    add(std::move(out));
+  }
+
   void real_pass(LineOp op, Buffer src, Buffer dst) {
     const std::int64_t axis = spec_.axes.back();
     CpuPass whole = pass(op, src, dst, axis, spec_.length(axis));
     if (half_length_pays(whole)) return half_length(std::move(whole));
+    if (src != Buffer::kTemp && prime_lengths::takes_bluestein(static_cast<std::uint64_t>(whole.n)))
+      return chirp_lines(std::move(whole));
     add(std::move(whole));
   }
 
@@ -248,7 +300,7 @@ class Planner {
   }
 
   void add(CpuPass p) {
-    if (half_length_op(p.op)) {
+    if (pointwise_op(p.op)) {
       // Value by value; every line's pairs of bins split into as many ranges.
       const std::int64_t lines = p.lines();
       const std::int64_t per_line = tasks(p) / lines;
@@ -323,11 +375,14 @@ class Planner {
   }
 
   // Tasks by the pass's points: real values for real lines, complex pairs of
-  // bins (n / 2 per line) for a pack or unpack, complex values otherwise.
+  // bins (n / 2 per line) for a pack or unpack, the m values of Bluestein's
+  // convolution before its last pass, complex values otherwise.
   std::int64_t tasks(const CpuPass& p) const {
     const auto value_bytes = static_cast<std::int64_t>(machine_.value_bytes);
     const bool real = p.op == LineOp::kRealToComplex || p.op == LineOp::kComplexToReal;
-    const std::int64_t points = half_length_op(p.op) ? p.n / 2 : p.n;
+    std::int64_t points = p.n;
+    if (half_length_op(p.op)) points = p.n / 2;
+    if (p.op == LineOp::kChirpIn || p.op == LineOp::kChirpKernel) points = p.chirp_length;
     return task_count(p.lines(), points, real ? value_bytes : 2 * value_bytes, machine_);
   }
 

@@ -12,6 +12,7 @@
 #include <vector>
 #include <type_traits>
 
+#include "cpu/bluestein.h"
 #include "cpu/bunch_access.h"
 #include "cpu/cpu_plan.h"
 #include "cpu/cpu_planner.h"
@@ -42,6 +43,7 @@ struct PassPlans {
   std::shared_ptr<const LinePlan<RealEngine<T>>> real_groups, real_one_line;
   std::shared_ptr<const FourStepTwiddles<T>> twiddles;
   std::shared_ptr<const HalfLengthTwiddles<T>> half_length;
+  std::shared_ptr<const ChirpTables<T>> chirp;
 };
 
 // What one task needs to transform its range of lines.

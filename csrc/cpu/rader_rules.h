@@ -1,10 +1,11 @@
-// Which line lengths take Rader's algorithm (rader.h), and the number
-// theory and roots of unity its plans are built from.
+// The number theory and roots of unity of Rader's plans (rader.h); which
+// lengths take them is prime_lengths.h's rule.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "cpu/prime_lengths.h"
 #include "cpu/simd_namespace.h"
 #include "ducc0/math/cmplx.h"
 #include "ducc0/math/unity_roots.h"
@@ -12,36 +13,10 @@
 namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 namespace rader {
 
-// Below this, pocketfft's own pass for a prime factor is a direct sum.
-constexpr std::uint64_t kMinLength = 110;
-// Index tables are 32-bit.
-constexpr std::uint64_t kMaxLength = std::uint64_t(1) << 32;
-
-inline bool is_prime(std::uint64_t n) {
-  if (n < 2) return false;
-  for (std::uint64_t d = 2; d * d <= n; ++d)
-    if (n % d == 0) return false;
-  return true;
-}
-
-inline std::vector<std::uint64_t> prime_factors(std::uint64_t n) {
-  std::vector<std::uint64_t> factors;
-  for (std::uint64_t d = 2; d * d <= n; ++d)
-    if (n % d == 0) {
-      factors.push_back(d);
-      while (n % d == 0) n /= d;
-    }
-  if (n > 1) factors.push_back(n);
-  return factors;
-}
+using prime_lengths::prime_factors;
 
 // Whether a line of length n takes Rader's algorithm.
-inline bool applies(std::uint64_t n) {
-  if (n < kMinLength || n >= kMaxLength || !is_prime(n)) return false;
-  for (std::uint64_t f : prime_factors(n - 1))
-    if (f > 11) return false;
-  return true;
-}
+inline bool applies(std::uint64_t n) { return prime_lengths::takes_rader(n); }
 
 inline std::uint64_t power_mod(std::uint64_t base, std::uint64_t exponent, std::uint64_t p) {
   std::uint64_t result = 1;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cpu/cpu_planner.h"
+#include "cpu/prime_lengths.h"
 #include "harness.h"
 
 using namespace jax_apple_fft;
@@ -237,6 +238,53 @@ void test_long_real_lines_run_at_half_length() {
          "half the length below the four-step threshold: one real pass");
 }
 
+void test_long_prime_lines_run_as_chirp_passes() {
+  using prime_lengths::bluestein_length;
+  expect(prime_lengths::takes_bluestein(32771) && prime_lengths::takes_bluestein(16777213) &&
+             !prime_lengths::takes_bluestein(65537) && !prime_lengths::takes_bluestein(32749) &&
+             !prime_lengths::takes_bluestein(69683),
+         "Bluestein: primes from 32769 that Rader's algorithm does not take");
+  expect(bluestein_length(32771) == 65610 && bluestein_length(16777213) == (1 << 25),
+         "the least 2^a 3^b 5^c of at least 2n - 1");
+  // Along axis 0 of 32771 x 3: the work buffer holds 3 lines of m one after another.
+  const std::int64_t p = 32771, m = 65610;
+  const Recorded r = plan_of(spec(TransformKind::kC2C, {p, 3}, {0}), machine(8, 4));
+  const auto& q = r.plan.passes;
+  expect(q.size() == 7 && q[0].op == LineOp::kChirpIn && q[3].op == LineOp::kChirpKernel &&
+             q[6].op == LineOp::kChirpOut && q[6].last,
+         "chirp in, two four-step passes, kernel, two four-step passes, chirp out: " +
+             r.plan.describe());
+  expect(q[0].src == Buffer::kInput && q[0].src_strides[0] == 3 && q[0].dst == Buffer::kWork &&
+             q[0].dst_strides[0] == 1 && q[0].dst_strides[1] == m && q[0].chirp_length == m,
+         "chirp in: strided lines into contiguous work lines of m");
+  expect(q[1].twiddled && q[1].src == Buffer::kWork && q[2].dst == Buffer::kWork &&
+             q[3].shape == std::vector<std::int64_t>{3, m} && q[3].axis == 1 && q[1].forward &&
+             q[2].forward && !q[4].forward && !q[5].forward && q[4].twiddled,
+         "the forward transform of m points, then the inverse, in the work buffer");
+  expect(q[6].src == Buffer::kWork && q[6].dst == Buffer::kOutput && q[6].dst_strides[0] == 3 &&
+             q[0].tasks % 3 == 0 && q[6].tasks % 3 == 0,
+         "chirp out into place; pointwise tasks split each line alike");
+  expect(r.plan.work_elements == 3 * m && r.plan.temp_elements == 3 * m, "work and temporary");
+  // Rader's primes, shorter primes and complex passes into the temporary
+  // (C2R's) keep pocketfft's line plans.
+  for (std::int64_t n : {65537, 32749})
+    expect(plan_of(spec(TransformKind::kC2C, {3, n}, {1}), machine(8, 4)).plan.passes.size() == 1,
+           std::to_string(n) + ": one pass of pocketfft's line plans");
+  // Real lines: the chirp passes read and write them as what they stand for.
+  const Recorded r2c = plan_of(spec(TransformKind::kR2C, {2, p}, {1}), machine(8, 4));
+  expect(r2c.plan.passes.size() == 7 && r2c.plan.passes[0].chirp_of == LineOp::kRealToComplex &&
+             r2c.plan.passes[6].chirp_of == LineOp::kRealToComplex &&
+             r2c.plan.passes[6].shape[1] == p / 2 + 1,
+         "r2c: chirp passes of a real line: " + r2c.plan.describe());
+  const Recorded c2r = plan_of(spec(TransformKind::kC2R, {p, 8}, {0, 1}), machine(8, 4));
+  expect(c2r.plan.passes.size() == 2 && c2r.plan.work_elements == 0,
+         "a complex pass into the temporary keeps its line plans: " + c2r.plan.describe());
+  const Recorded c2r_line = plan_of(spec(TransformKind::kC2R, {2, p}, {1}), machine(8, 4));
+  expect(c2r_line.plan.passes.size() == 7 &&
+             c2r_line.plan.passes[0].chirp_of == LineOp::kComplexToReal,
+         "c2r of one axis: chirp passes: " + c2r_line.plan.describe());
+}
+
 void test_contiguous_lines_overflowing_l2_run_alone() {
   // c2c float64, n = 2^15: a group of 4 lines (2 MiB of data and buffer)
   // overflows half of L2 where one line (512 KiB) fits.
@@ -301,6 +349,7 @@ const test_support::Suite kSuite("cpu_planner", {
     TEST_CASE(test_four_step_needs_a_free_temporary),
     TEST_CASE(test_real_passes),
     TEST_CASE(test_long_real_lines_run_at_half_length),
+    TEST_CASE(test_long_prime_lines_run_as_chirp_passes),
     TEST_CASE(test_contiguous_lines_overflowing_l2_run_alone),
     TEST_CASE(test_bunches),
     TEST_CASE(test_empty_spec_has_no_passes),

@@ -59,8 +59,10 @@ double long_line_error(std::int64_t lines, std::int64_t n, bool forward, PlanCac
 void test_long_lines() {
   PlanCache cache(CacheLimits{64, std::size_t(1) << 28, 2});
   // 2^16 = 256 x 256; 69683 = 17 x 4099 (a prime: Bluestein rows); 65537
-  // (a prime: Rader's algorithm, two transforms of 2^16).
-  for (std::int64_t n : {std::int64_t(1) << 16, std::int64_t(69683), std::int64_t(65537)})
+  // (a prime: Rader's algorithm, two transforms of 2^16); 32771 and 65539
+  // (primes: Bluestein's passes, bluestein.h, over 65610 and 131220 points).
+  for (std::int64_t n : {std::int64_t(1) << 16, std::int64_t(69683), std::int64_t(65537),
+                         std::int64_t(32771), std::int64_t(65539)})
     for (bool forward : {true, false})
       expect(long_line_error<double>(2, n, forward, cache) < error_bound<double>(n),
              "double long line " + std::to_string(n));
@@ -69,6 +71,7 @@ void test_long_lines() {
   expect(long_line_error<float>(3, std::int64_t(1) << 16, false, cache) < error_bound<float>(1 << 16),
          "float long line 2^16");
   expect(long_line_error<float>(9, 65537, false, cache) < error_bound<float>(65537), "float long line 65537");
+  expect(long_line_error<float>(5, 69001, true, cache) < error_bound<float>(69001), "float long line 69001");
 }
 
 const test_support::Suite kSuite("four_step", {
