@@ -61,12 +61,16 @@ def test_strided_axis_and_more_axes(dtype):
         error_bound(dtype, 5 * P)
 
 
-def test_one_thread_and_the_real_transforms_around_it():
-    # rfftn's complex axis (after the real one) takes the chirp passes too.
-    one = af.PlanCache(threads=1)
-    x = complex_input((P,), np.complex128, 3)
-    assert relative_l2_error(af.fft(x, cache=one, backend="cpu"), np.fft.fft(x)) <= \
+@pytest.mark.parametrize("threads", (1, 16))
+def test_one_thread_and_many(threads):
+    cache = af.PlanCache(threads=threads)
+    x = complex_input((3, P), np.complex128, 3)
+    assert relative_l2_error(af.fft(x, cache=cache, backend="cpu"), np.fft.fft(x)) <= \
         error_bound(np.complex128, P)
+
+
+def test_the_complex_axis_of_rfftn():
+    # rfftn's complex axis (after the real one) takes the chirp passes too.
     r = np.random.default_rng(4).standard_normal((P, 6))
     assert relative_l2_error(af.rfftn(r, cache=CACHE, backend="cpu"), np.fft.rfftn(r)) <= \
         error_bound(np.float64, 6 * P)

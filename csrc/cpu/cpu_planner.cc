@@ -16,8 +16,8 @@ std::int64_t CpuPass::lines() const {
 }
 
 std::string CpuPlan::describe() const {
-  static const char* const kOps[] = {"c2c",      "r2c",          "c2r",      "pack",
-                                     "unpack",   "chirp-in",     "chirp-kernel", "chirp-out"};
+  static const char* const kOps[] = {"c2c",    "r2c",      "c2r",          "pack",
+                                     "unpack", "chirp-in", "chirp-kernel", "chirp-out"};
   static const char* const kBuffers[] = {"input", "output", "temp", "work"};
   std::ostringstream out;
   for (const CpuPass& p : passes) {
