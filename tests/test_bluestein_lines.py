@@ -29,6 +29,11 @@ def test_the_plan_takes_chirp_passes():
     assert plan[3].startswith("chirp-kernel") and plan[6].startswith("chirp-out"), plan
     assert plan[6].endswith("last") and "m 65610" in plan[6], plan
     assert "work 131220" in plan, plan
+    # A full SIMD group of lines per thread: pocketfft's line plans.
+    one_thread = af.PlanCache(threads=1)
+    plan = testing.describe_cpu(one_thread.handle, TransformKind.C2C, True, Precision.DOUBLE,
+                                [64, P], [1], [P])
+    assert plan.startswith("c2c axis 1 n 32771 lines 64") and "chirp" not in plan, plan
     plan = testing.describe_cpu(CACHE.handle, TransformKind.R2C, True, Precision.SINGLE, [P],
                                 [0], [P]).splitlines()
     assert plan[0].startswith("chirp-in axis 0 n 32771 lines 1 input->work"), plan

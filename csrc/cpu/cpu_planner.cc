@@ -171,8 +171,7 @@ class Planner {
     const std::int64_t axis = whole.axis;
     const Buffer src = whole.src, dst = whole.dst;
     const bool temp_free = src != Buffer::kTemp && dst != Buffer::kTemp;
-    if (temp_free && prime_lengths::takes_bluestein(static_cast<std::uint64_t>(whole.n)))
-      return chirp_lines(std::move(whole));
+    if (temp_free && chirp_pays(whole)) return chirp_lines(std::move(whole));
     const auto split = most_square_split(whole.n, kFourStepMinLength);
     if (!(temp_free && whole.contiguous() && split)) return add(std::move(whole));
     const auto view = [&](std::vector<std::int64_t> v, std::int64_t outer, std::int64_t inner) {
@@ -199,6 +198,14 @@ class Planner {
     plan_.temp_elements = std::max(plan_.temp_elements, columns.lines() * columns.n);
     add(std::move(columns));
     add(std::move(rows));
+  }
+
+  // See kChirpAlwaysLength.
+  bool chirp_pays(const CpuPass& whole) const {
+    if (!prime_lengths::takes_bluestein(static_cast<std::uint64_t>(whole.n))) return false;
+    const auto full_groups =
+        std::max<std::int64_t>(machine_.threads, 1) * static_cast<std::int64_t>(machine_.simd_lanes);
+    return whole.n >= kChirpAlwaysLength || whole.lines() < full_groups;
   }
 
   // A long prime line (prime_lengths.h) as Bluestein's convolution of m
@@ -248,8 +255,7 @@ class Planner {
     const std::int64_t axis = spec_.axes.back();
     CpuPass whole = pass(op, src, dst, axis, spec_.length(axis));
     if (half_length_pays(whole)) return half_length(std::move(whole));
-    if (src != Buffer::kTemp && prime_lengths::takes_bluestein(static_cast<std::uint64_t>(whole.n)))
-      return chirp_lines(std::move(whole));
+    if (src != Buffer::kTemp && chirp_pays(whole)) return chirp_lines(std::move(whole));
     add(std::move(whole));
   }
 

@@ -77,6 +77,14 @@ constexpr std::int64_t kTasksPerThread = 4;
 constexpr double kSecondsPerByte = 0.18e-9;
 constexpr std::int64_t kMinThreadsToShareSmall = 4;
 
+// Prime lines that take Bluestein's algorithm (prime_lengths.h) run as the
+// plan's own passes (bluestein.h) where pocketfft's line plans would not give
+// every thread a full SIMD group of lines, and always from this length. With
+// more lines, pocketfft's Bluestein on whole groups won below it: 65539 x 32
+// took 50 against 59 ms (complex64, 1 thread) and 55 against 61-72 (complex128,
+// 2 threads); 524309 x 4 took 79-81 against 96-99 on one thread.
+constexpr std::int64_t kChirpAlwaysLength = std::int64_t(1) << 19;
+
 // The most square split of n, if n is at least min_length and has one.
 std::optional<FourStepSplit> most_square_split(std::int64_t n, std::int64_t min_length);
 

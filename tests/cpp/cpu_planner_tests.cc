@@ -265,6 +265,14 @@ void test_long_prime_lines_run_as_chirp_passes() {
              q[0].tasks % 3 == 0 && q[6].tasks % 3 == 0,
          "chirp out into place; pointwise tasks split each line alike");
   expect(r.plan.work_elements == 3 * m && r.plan.temp_elements == 3 * m, "work and temporary");
+  // Enough lines for a full SIMD group per thread keep pocketfft's line
+  // plans, below kChirpAlwaysLength (4 threads x 4 lanes here).
+  expect(plan_of(spec(TransformKind::kC2C, {16, p}, {1}), machine(8, 4)).plan.passes.size() == 1,
+         "16 lines of 32771 on 4 threads: one pass");
+  expect(plan_of(spec(TransformKind::kC2C, {15, p}, {1}), machine(8, 4)).plan.passes.size() == 7,
+         "15 lines: chirp passes");
+  expect(plan_of(spec(TransformKind::kC2C, {64, 524309}, {1}), machine(8, 1)).plan.passes.size() == 7,
+         "524309 points: chirp passes however many lines");
   // Rader's primes, shorter primes and complex passes into the temporary
   // (C2R's) keep pocketfft's line plans.
   for (std::int64_t n : {65537, 32749})
