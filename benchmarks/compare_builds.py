@@ -4,6 +4,9 @@ in turn, with scipy.fft timed in every process as a yardstick.
     python benchmarks/compare_builds.py --build old=DIR --build new=DIR \\
         --only r2c.f64.1d.n32768x64 [--processes 3] [--rounds 21] [--reuse-memory]
 
+Rows are the suite's, or any batch of 1-D lines named as its 1d rows are
+(c2c.f64.1d.n65539x32).
+
 Each DIR holds an importable jax_apple_fft, e.g. made at each commit with
 `python -m pip install --no-deps --target DIR .`. One process per build in
 turn, `--processes` times; each checks ours against numpy, then times
@@ -44,7 +47,7 @@ def parse_arguments() -> argparse.Namespace:
                         help="a build to compare: a label and a directory holding jax_apple_fft "
                              "(give two or more)")
     parser.add_argument("--only", nargs="+", required=True, metavar="ROW",
-                        help="row names, as in run.py's table")
+                        help="row names, as in run.py's table, or any c2c/r2c/c2r.f32/f64.1d.nNxB")
     parser.add_argument("--processes", type=int, default=3, help="processes per build (default: 3)")
     parser.add_argument("--rounds", type=int, default=21,
                         help="interleaved rounds per process (default: 21)")
@@ -68,17 +71,16 @@ def child(rows: list[str], rounds: int) -> dict[str, dict[str, float]]:
         all_contenders,
     )
     from bench.measure import run_row
-    from bench.suite import full_suite
+    from bench.suite import row_named
     from bench.timing import FULL_PLAN
 
     jax.config.update("jax_enable_x64", True)
-    suite = {row.name: row for row in full_suite()}
     wanted = {OURS_ONE_THREAD, OURS_ALL_CORES, SCIPY_ONE_WORKER, SCIPY_ALL_WORKERS}
     contenders = [contender for contender in all_contenders() if contender.label in wanted]
     plan = dataclasses.replace(FULL_PLAN, min_rounds=rounds, max_rounds=rounds, seconds_per_row=0.0)
     medians = {}
     for name in rows:
-        result = run_row(suite[name], contenders, plan, np.random.default_rng(0))
+        result = run_row(row_named(name), contenders, plan, np.random.default_rng(0))
         if result.disagreeing:
             raise SystemExit(f"{name}: {', '.join(result.disagreeing)} disagree with numpy")
         medians[name] = {label: result.median(label) for label in result.timings}
@@ -109,7 +111,7 @@ def main() -> int:
     if len(builds) < 2 or len(builds) != len(arguments.build):
         print("give two or more builds as --build LABEL=DIR", file=sys.stderr)
         return 2
-    unknown = set(arguments.only) - _row_names()
+    unknown = [name for name in arguments.only if not _is_row(name)]
     if unknown:
         print(f"no rows named {sorted(unknown)}; see run.py's table", file=sys.stderr)
         return 2
@@ -142,9 +144,13 @@ def _milliseconds(seconds: float) -> str:
     return f"{seconds * 1e3:.3g}ms"
 
 
-def _row_names() -> set[str]:
-    from bench.suite import full_suite
-    return {row.name for row in full_suite()}
+def _is_row(name: str) -> bool:
+    from bench.suite import row_named
+    try:
+        row_named(name)
+    except KeyError:
+        return False
+    return True
 
 
 if __name__ == "__main__":

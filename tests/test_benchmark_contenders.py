@@ -56,3 +56,12 @@ def test_every_contender_of_the_full_suite_has_its_own_plot_style():
     from bench.plot import contender_styles
     labels = [f"c{i}" for i in range(13)]
     assert len(set(contender_styles(labels).values())) == len(labels)
+
+
+def test_rows_by_name_include_batches_the_suite_does_not_hold():
+    from bench.suite import row_named
+    assert row_named("c2c.f32.prime.n16777213x1").group == "prime"
+    row = row_named("c2c.f64.1d.n65539x32")
+    assert (row.kind, row.precision, row.shape, row.axes) == ("c2c", "f64", (32, 65539), (1,))
+    with pytest.raises(KeyError):
+        row_named("c2c.f64.2d.n3x3")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import Literal
 
 Kind = Literal["c2c", "r2c", "c2r"]
@@ -86,6 +87,22 @@ def _one_d(kind: Kind, precision: Precision, n: int, group: str = "1d",
     if batch is None:
         batch = max(1, ELEMENTS_PER_1D_ROW // n)
     return Row(kind, precision, group, (batch, n), (1,), norm)
+
+
+_ONE_D_NAME = re.compile(r"(c2c|r2c|c2r)\.(f32|f64)\.1d\.n(\d+)x(\d+)")
+
+
+def row_named(name: str) -> Row:
+    """The suite's row of that name, or any batch of 1-D lines named as the
+    suite's 1d rows are (``c2c.f64.1d.n65539x32``)."""
+    for row in full_suite():
+        if row.name == name:
+            return row
+    match = _ONE_D_NAME.fullmatch(name)
+    if not match:
+        raise KeyError(f"no row named {name!r}")
+    kind, precision, n, batch = match.groups()
+    return _one_d(kind, precision, int(n), batch=int(batch))  # type: ignore[arg-type]
 
 
 def full_suite() -> list[Row]:
