@@ -81,8 +81,9 @@ constexpr std::int64_t kMinThreadsToShareSmall = 4;
 // plan's own passes (bluestein.h) where pocketfft's line plans would not give
 // every thread a full SIMD group of lines, and always from this length. With
 // more lines, pocketfft's Bluestein on whole groups won below it: 65539 x 32
-// took 50 against 59 ms (complex64, 1 thread) and 55 against 61-72 (complex128,
-// 2 threads); 524309 x 4 took 79-81 against 96-99 on one thread.
+// took 53.6 against 62.6 ms (complex64, 1 thread) and 96.1 against 126
+// (complex128); one line of 65539 took 5.36 against 3.46, and 524309 x 4
+// 78.0 against 67.0 (docs/performance.md, "Long primes").
 constexpr std::int64_t kChirpAlwaysLength = std::int64_t(1) << 19;
 
 // The most square split of n, if n is at least min_length and has one.
