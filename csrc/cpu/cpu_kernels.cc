@@ -241,20 +241,22 @@ class CpuTransformImpl final : public CpuTransform {
     const std::int64_t n = pass.n, m = pass.chirp_length, chunks = pass.tasks / walker.lines();
     const std::int64_t ss = pass.src_strides[pass.axis], ds = pass.dst_strides[pass.axis];
     const std::int64_t out_length = pass.shape[pass.axis];
+    // Offsets count real values where the chirp passes read or write a real
+    // line, else complex ones.
+    constexpr auto kReal = static_cast<std::int64_t>(sizeof(T));
+    constexpr auto kComplex = static_cast<std::int64_t>(sizeof(Cmplx<T>));
+    const std::int64_t src_bytes =
+        pass.op == LineOp::kChirpIn && pass.chirp_of == LineOp::kRealToComplex ? kReal : kComplex;
+    const std::int64_t dst_bytes =
+        pass.op == LineOp::kChirpOut && pass.chirp_of == LineOp::kComplexToReal ? kReal : kComplex;
     cache.workers().parallel_for(static_cast<std::size_t>(pass.tasks), [&](std::size_t task) {
       auto timing = profiler.task_started();
       const std::int64_t line = static_cast<std::int64_t>(task) / chunks;
       const std::int64_t chunk = static_cast<std::int64_t>(task) % chunks;
       LineWalker at = walker;
       at.seek(line);
-      // Element offsets: of real values where the chirp passes read or
-      // write a real line, else of complex ones.
-      const bool real_from = pass.op == LineOp::kChirpIn && pass.chirp_of == LineOp::kRealToComplex;
-      const bool real_to = pass.op == LineOp::kChirpOut && pass.chirp_of == LineOp::kComplexToReal;
-      const void* line_from = real_from ? static_cast<const void*>(static_cast<const T*>(src) + at.src())
-                                        : static_cast<const Cmplx<T>*>(src) + at.src();
-      void* line_to = real_to ? static_cast<void*>(static_cast<T*>(dst) + at.dst())
-                              : static_cast<Cmplx<T>*>(dst) + at.dst();
+      const void* line_from = static_cast<const char*>(src) + at.src() * src_bytes;
+      void* line_to = static_cast<char*>(dst) + at.dst() * dst_bytes;
       const auto* from = static_cast<const Cmplx<T>*>(line_from);
       auto* to = static_cast<Cmplx<T>*>(line_to);
       switch (pass.op) {

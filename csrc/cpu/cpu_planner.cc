@@ -307,7 +307,7 @@ class Planner {
 
   void add(CpuPass p) {
     if (pointwise_op(p.op)) {
-      // Value by value; every line's pairs of bins split into as many ranges.
+      // Value by value; every line's values split into as many ranges.
       const std::int64_t lines = p.lines();
       const std::int64_t per_line = tasks(p) / lines;
       p.tasks = lines * std::max<std::int64_t>(1, per_line);

@@ -35,7 +35,7 @@ template <class T, class Pocketfft, bool kReal>
 class LineEngine {
  public:
   LineEngine(std::size_t n, LineLayout layout) {
-    if (rader::applies(n))
+    if (prime_lengths::takes_rader(n))
       rader_.emplace(n, kReal);
     else
       pocketfft_.emplace(n, vectorised_in_line(layout));

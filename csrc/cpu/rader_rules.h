@@ -13,11 +13,6 @@
 namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 namespace rader {
 
-using prime_lengths::prime_factors;
-
-// Whether a line of length n takes Rader's algorithm.
-inline bool applies(std::uint64_t n) { return prime_lengths::takes_rader(n); }
-
 inline std::uint64_t power_mod(std::uint64_t base, std::uint64_t exponent, std::uint64_t p) {
   std::uint64_t result = 1;
   for (base %= p; exponent; exponent >>= 1, base = base * base % p)
@@ -27,7 +22,7 @@ inline std::uint64_t power_mod(std::uint64_t base, std::uint64_t exponent, std::
 
 // The smallest generator of the multiplicative group mod the prime p.
 inline std::uint64_t generator(std::uint64_t p) {
-  const auto factors = prime_factors(p - 1);
+  const auto factors = prime_lengths::prime_factors(p - 1);
   for (std::uint64_t g = 2;; ++g) {
     bool generates = true;
     for (std::uint64_t f : factors) generates = generates && power_mod(g, (p - 1) / f, p) != 1;

@@ -18,10 +18,10 @@ using test_support::expect;
 namespace {
 
 void test_rader_rules() {
-  expect(rader::applies(113) && rader::applies(257) && rader::applies(65537),
+  expect(prime_lengths::takes_rader(113) && prime_lengths::takes_rader(257) && prime_lengths::takes_rader(65537),
          "Rader for primes with smooth p - 1");
-  expect(!rader::applies(1031), "1031 - 1 = 2 * 5 * 103: Bluestein");
-  expect(!rader::applies(65536) && !rader::applies(97), "composite, or below the minimum");
+  expect(!prime_lengths::takes_rader(1031), "1031 - 1 = 2 * 5 * 103: Bluestein");
+  expect(!prime_lengths::takes_rader(65536) && !prime_lengths::takes_rader(97), "composite, or below the minimum");
   for (std::uint64_t p : {113u, 257u, 7681u, 65537u}) {
     // A generator's powers reach every non-zero residue once.
     const std::uint64_t g = rader::generator(p);
