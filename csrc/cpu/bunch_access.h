@@ -3,6 +3,7 @@
 // order memory likes, and software prefetch of the lines that follow.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -82,5 +83,48 @@ inline void prefetch_following_lines(const E* base, const std::int64_t* offsets,
       __builtin_prefetch(reinterpret_cast<const void*>(line + b), 0);
   }
 }
+
+// The output of a bunch of contiguous short lines is written only after
+// the transform, a tile at a time, and each store that misses waits for its
+// cache line. Asking for those cache lines for writing while the input is
+// gathered, a few per tile, lets them arrive during the transform; all at
+// once, the requests would stall the gather instead.
+template <class E>
+class WriteAhead {
+ public:
+  // `lines` lines of `elements` elements at base + offsets[k], spread over
+  // `steps` calls.
+  WriteAhead(E* base, const std::int64_t* offsets, std::size_t lines, std::int64_t elements,
+             std::size_t steps)
+      : base_(base), offsets_(offsets), lines_(lines),
+        bytes_(static_cast<std::uintptr_t>(elements) * sizeof(E)) {
+    const std::uintptr_t per_line = bytes_ / kCacheLine + 2;  // an unaligned start adds one
+    per_step_ = (lines * per_line + steps - 1) / std::max<std::size_t>(steps, 1);
+    start_line();
+  }
+  void operator()() {
+    for (std::size_t k = 0; k < per_step_ && line_ < lines_; ++k) {
+      __builtin_prefetch(reinterpret_cast<const void*>(at_), 1);
+      at_ += kCacheLine;
+      if (at_ >= end_) {
+        ++line_;
+        start_line();
+      }
+    }
+  }
+
+ private:
+  static constexpr std::uintptr_t kCacheLine = 64;
+  void start_line() {
+    if (line_ >= lines_) return;
+    const auto first = reinterpret_cast<std::uintptr_t>(base_ + offsets_[line_]);
+    at_ = first & ~(kCacheLine - 1);
+    end_ = first + bytes_;
+  }
+  E* base_;
+  const std::int64_t* offsets_;
+  std::size_t lines_, line_ = 0, per_step_;
+  std::uintptr_t bytes_, at_ = 0, end_ = 0;
+};
 
 }  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

@@ -86,6 +86,9 @@ struct CpuPass {
   // Short contiguous source lines: each bunch asks for the memory of the
   // lines that follow it (line_kernels.h).
   bool prefetch_ahead = false;
+  // Short lines, contiguous in and out: while a bunch is gathered, its
+  // output's cache lines are asked for, for writing (line_kernels.h).
+  bool write_ahead = false;
   // Scratch of one SIMD group, in vectors of `lanes` complex values.
   std::size_t group_scratch = 0;
   std::int64_t tasks = 1;            // the pass is cut into this many tasks

@@ -28,6 +28,7 @@ std::string CpuPlan::describe() const {
     if (p.twiddled) out << " twiddled " << p.twiddled->rows << "x" << p.twiddled->columns;
     if (chirp_op(p.op)) out << " m " << p.chirp_length << " of " << kOps[static_cast<int>(p.chirp_of)];
     if (p.prefetch_ahead) out << " prefetch";
+    if (p.write_ahead) out << " write-ahead";
     if (p.last) out << " last";
     out << "\n";
   }
@@ -351,6 +352,7 @@ class Planner {
       p.line_plans.one_line = vectorised ? LineLayout::kOneLineVectorised : LineLayout::kOneLine;
     }
     p.prefetch_ahead = p.src_strides[p.axis] == 1 && p.n <= kShortLineMaxLength;
+    p.write_ahead = lanes > 1 && p.contiguous() && p.n <= kWriteAheadMaxLength;
     const std::size_t pass_index = plan_.passes.size();
     std::size_t bufsize = 0;
     if (p.line_plans.simd_groups)

@@ -60,6 +60,12 @@ inline void transpose(V (&rows)[lanes]) {
   }
 }
 
+// What gather_values and scatter_values call after each tile: nothing, or a
+// step of work spread over the tiles (WriteAhead in bunch_access.h).
+struct NoStep {
+  void operator()() const {}
+};
+
 // One tile: values [at, at + lanes) of `lanes` lines -> `lanes` vectors at
 // out, one per value.
 template <class T, std::size_t lanes>
@@ -90,16 +96,18 @@ inline void scatter_tile(const T* in, T* const* lines, std::ptrdiff_t at) {
 
 // Values [from, to) of `lanes` lines -> vectors: value v of line j goes to
 // lane j of the vector at out + (v - from) * lanes. Moves whole tiles only
-// and returns the first value not moved. A complex element is two values,
-// (re, im), which is also how pocketfft keeps a complex vector: one vector
-// of re, one of im.
-template <class T, std::size_t lanes>
+// and returns the first value not moved, calling step() after each tile. A
+// complex element is two values, (re, im), which is also how pocketfft keeps
+// a complex vector: one vector of re, one of im.
+template <class T, std::size_t lanes, class Step = NoStep>
 inline std::ptrdiff_t gather_values(const T* const* lines, std::ptrdiff_t from, std::ptrdiff_t to,
-                                    T* out) {
+                                    T* out, Step&& step = Step{}) {
   std::ptrdiff_t v = from;
   if constexpr (lanes > 1)
-    for (; v + static_cast<std::ptrdiff_t>(lanes) <= to; v += lanes, out += lanes * lanes)
+    for (; v + static_cast<std::ptrdiff_t>(lanes) <= to; v += lanes, out += lanes * lanes) {
       gather_tile<T, lanes>(lines, v, out);
+      step();
+    }
   return v;
 }
 

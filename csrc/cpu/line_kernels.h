@@ -97,15 +97,26 @@ class LineKernels {
       }
       scratch[g * stride + i] = Cmplx<V>(load_lanes<V>(re), load_lanes<V>(im));
     };
+    // Tiles of up to 4 lines are streamed into the largest outputs (see
+    // kStreamTilesMinBytes); tiles of 8 lines are not: a streaming store
+    // holds a write-combining buffer until its cache line is complete, and
+    // 8 lines at once run out of them.
+    const bool stream_tiles = r.stream.tiles && lanes <= 4;
     // Contiguous lines move whole tiles first (lane_tiles.h), then the rest
     // value by value (a quarter to two fifths faster than value by value).
     std::int64_t gathered = 0;
     if (pass.prefetch_ahead) prefetch_following_lines(s, src_off, groups * lanes, n);
-    if (ss == 1)
+    auto gather_tiles = [&](auto&& step) {
       for (std::size_t g = 0; g < groups; ++g)
         gathered = lane_tiles::gather_values<T, lanes>(
                        line_values<lanes>(s, src_off + g * lanes).data(), 0, 2 * n,
-                       values_of(scratch + g * stride)) / 2;
+                       values_of(scratch + g * stride), step) / 2;
+    };
+    // Streaming stores do not read their cache lines: nothing to ask for.
+    if (ss == 1 && pass.write_ahead && !stream_tiles)
+      gather_tiles(WriteAhead<Cmplx<T>>(d, dst_off, groups * lanes, n, groups * (2 * n / lanes)));
+    else if (ss == 1)
+      gather_tiles(lane_tiles::NoStep{});
     for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, n, gather);
     const Cmplx<V>* res[kMaxBunch];
     for (std::size_t g = 0; g < groups; ++g) {
@@ -135,11 +146,6 @@ class LineKernels {
         stream_copy(d + dst_off[g], res[g], static_cast<std::size_t>(n) * sizeof(Cmplx<T>));
       return;
     }
-    // Tiles of up to 4 lines are streamed into the largest outputs (see
-    // kStreamTilesMinBytes); tiles of 8 lines are not: a streaming store
-    // holds a write-combining buffer until its cache line is complete, and
-    // 8 lines at once run out of them.
-    const bool stream_tiles = r.stream.tiles && lanes <= 4;
     std::int64_t scattered = 0;
     if (ds == 1)
       for (std::size_t g = 0; g < groups; ++g)
@@ -179,10 +185,15 @@ class LineKernels {
       auto* d = static_cast<Cmplx<T>*>(r.dst);
       std::int64_t gathered = 0;
       if (pass.prefetch_ahead) prefetch_following_lines(s, src_off, groups * lanes, n);
-      if (ss == 1)
+      auto gather_tiles = [&](auto&& step) {
         for (std::size_t g = 0; g < groups; ++g)
           gathered = lane_tiles::gather_values<T, lanes>(
-              line_values<lanes>(s, src_off + g * lanes).data(), 0, n, values_of(line[g]));
+              line_values<lanes>(s, src_off + g * lanes).data(), 0, n, values_of(line[g]), step);
+      };
+      if (ss == 1 && pass.write_ahead)
+        gather_tiles(WriteAhead<Cmplx<T>>(d, dst_off, groups * lanes, n / 2 + 1, groups * (n / lanes)));
+      else if (ss == 1)
+        gather_tiles(lane_tiles::NoStep{});
       if (ss != 1 && neighbours<lanes>(src_off, groups))
         for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, n,
                                  [&](std::size_t g, std::int64_t i) {
@@ -251,11 +262,16 @@ class LineKernels {
     }
     if (pass.prefetch_ahead) prefetch_following_lines(s, src_off, groups * lanes, n / 2 + 1);
     std::int64_t gathered = 1;
-    if (ss == 1 && n > 1)
+    auto gather_tiles = [&](auto&& step) {
       for (std::size_t g = 0; g < groups; ++g)
         gathered = lane_tiles::gather_values<T, lanes>(
                        line_values<lanes>(s, src_off + g * lanes).data(), 2, 2 * pairs,
-                       values_of(line[g] + 1)) / 2;
+                       values_of(line[g] + 1), step) / 2;
+    };
+    if (ss == 1 && n > 1 && pass.write_ahead)
+      gather_tiles(WriteAhead<T>(d, dst_off, groups * lanes, n, groups * ((2 * pairs - 2) / lanes)));
+    else if (ss == 1 && n > 1)
+      gather_tiles(lane_tiles::NoStep{});
     if (ss != 1 && neighbours<lanes>(src_off, groups))
       for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, pairs,
                                [&](std::size_t g, std::int64_t k) {

@@ -346,6 +346,25 @@ void test_short_contiguous_lines_prefetch() {
   expect(!prefetches(TransformKind::kC2C, {64, 4096}, 0), "strided lines do not");
 }
 
+void test_short_contiguous_lines_write_ahead() {
+  auto writes_ahead = [](TransformKind kind, std::vector<std::int64_t> shape, std::int64_t axis,
+                         const CpuMachine& m) {
+    const Recorded r = plan_of(spec(kind, std::move(shape), {axis}), m);
+    return r.plan.passes.back().write_ahead;
+  };
+  const CpuMachine m = machine(4, 2);
+  expect(writes_ahead(TransformKind::kC2C, {16384, 128}, 1, m), "c2c of 128 points");
+  expect(writes_ahead(TransformKind::kR2C, {131072, 16}, 1, m), "r2c of 16 points");
+  expect(writes_ahead(TransformKind::kC2R, {32768, 64}, 1, m), "c2r of 64 points");
+  expect(!writes_ahead(TransformKind::kC2C, {8192, 256}, 1, m), "256 points do not");
+  expect(!writes_ahead(TransformKind::kC2C, {64, 4096}, 0, m), "strided lines do not");
+  expect(!writes_ahead(TransformKind::kC2C, {1, 64}, 1, m), "a lone line (no SIMD group) does not");
+  // The last pass of a 2-D transform writes its contiguous lines ahead.
+  const Recorded two_d = plan_of(spec(TransformKind::kC2C, {128, 128}, {0, 1}), m);
+  expect(!two_d.plan.passes[0].write_ahead && two_d.plan.passes[1].write_ahead,
+         "2-D: the strided pass does not, the contiguous one does");
+}
+
 const test_support::Suite kSuite("cpu_planner", {
     TEST_CASE(test_one_axis_c2c),
     TEST_CASE(test_one_thread_is_one_task),
@@ -362,6 +381,7 @@ const test_support::Suite kSuite("cpu_planner", {
     TEST_CASE(test_bunches),
     TEST_CASE(test_empty_spec_has_no_passes),
     TEST_CASE(test_short_contiguous_lines_prefetch),
+    TEST_CASE(test_short_contiguous_lines_write_ahead),
 });
 
 }  // namespace
