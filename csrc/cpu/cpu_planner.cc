@@ -317,12 +317,23 @@ class Planner {
     }
     choose_lanes(p);
     p.bunch = choose_bunch(p);
+    p.write_ahead = p.lanes > 1 && p.contiguous() &&
+                    p.bunch * p.lanes * output_line_bytes(p) <= kWriteAheadMaxBytes;
     const std::int64_t lines = p.lines();
     const std::int64_t width = static_cast<std::int64_t>(p.lanes);
     const std::int64_t groups = (lines + width - 1) / width;
     p.tasks = std::min<std::int64_t>(groups, tasks(p));
     p.groups_per_task = (groups + p.tasks - 1) / p.tasks;
     plan_.passes.push_back(std::move(p));
+  }
+
+  std::size_t output_line_bytes(const CpuPass& p) const {
+    const auto n = static_cast<std::size_t>(p.n);
+    switch (p.op) {
+      case LineOp::kRealToComplex: return (n / 2 + 1) * 2 * machine_.value_bytes;
+      case LineOp::kComplexToReal: return n * machine_.value_bytes;
+      default: return n * 2 * machine_.value_bytes;
+    }
   }
 
   // The widest SIMD group that leaves a group for every thread the pass
@@ -352,7 +363,6 @@ class Planner {
       p.line_plans.one_line = vectorised ? LineLayout::kOneLineVectorised : LineLayout::kOneLine;
     }
     p.prefetch_ahead = p.src_strides[p.axis] == 1 && p.n <= kShortLineMaxLength;
-    p.write_ahead = lanes > 1 && p.contiguous() && p.n <= kWriteAheadMaxLength;
     const std::size_t pass_index = plan_.passes.size();
     std::size_t bufsize = 0;
     if (p.line_plans.simd_groups)

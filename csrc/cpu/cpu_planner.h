@@ -55,12 +55,13 @@ constexpr std::int64_t kFourStepMinFactor = 16;
 // per byte for the hardware prefetcher to stay ahead of the transform, and
 // prefetch the lines that follow in software (128-point lines gained nothing).
 constexpr std::int64_t kShortLineMaxLength = 64;
-// Contiguous lines of at most this many points, gathered into SIMD groups,
-// ask for their output's cache lines while they are gathered (WriteAhead in
-// bunch_access.h). On one thread, c2c float32 64 x 32768 ran 1.4 times
-// FFTW's time without it and 0.8 with it; longer lines spend long enough in
-// the transform for the stores to wait less.
-constexpr std::int64_t kWriteAheadMaxLength = 128;
+// Contiguous lines gathered into SIMD groups ask for their output's cache
+// lines while they are gathered (WriteAhead in bunch_access.h) where a
+// bunch's output is at most this many bytes: on one thread, c2c float32
+// 64 x 32768 ran 1.4 times FFTW's time without it and 0.8 with it, r2c
+// float64 1024 x 2048 (64 KiB) 1.2 and 1.0; c2c float32 4096 x 512
+// (256 KiB) lost, its lines asked for too early to stay in cache.
+constexpr std::size_t kWriteAheadMaxBytes = std::size_t(64) << 10;
 // Most SIMD groups gathered together.
 constexpr std::size_t kMaxBunch = 8;
 // A pass is cut into tasks of at least this many elements; one of at least
