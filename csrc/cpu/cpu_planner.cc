@@ -318,7 +318,7 @@ class Planner {
     choose_lanes(p);
     p.bunch = choose_bunch(p);
     p.write_ahead = p.lanes > 1 && p.contiguous() &&
-                    p.bunch * p.lanes * output_line_bytes(p) <= kWriteAheadMaxBytes;
+                    p.bunch * p.lanes * output_line_bytes(p) < kWriteAheadBytes;
     const std::int64_t lines = p.lines();
     const std::int64_t width = static_cast<std::int64_t>(p.lanes);
     const std::int64_t groups = (lines + width - 1) / width;

@@ -57,11 +57,12 @@ constexpr std::int64_t kFourStepMinFactor = 16;
 constexpr std::int64_t kShortLineMaxLength = 64;
 // Contiguous lines gathered into SIMD groups ask for their output's cache
 // lines while they are gathered (WriteAhead in bunch_access.h) where a
-// bunch's output is at most this many bytes: on one thread, c2c float32
-// 64 x 32768 ran 1.4 times FFTW's time without it and 0.8 with it, r2c
-// float64 1024 x 2048 (64 KiB) 1.2 and 1.0; c2c float32 4096 x 512
-// (256 KiB) lost, its lines asked for too early to stay in cache.
-constexpr std::size_t kWriteAheadMaxBytes = std::size_t(64) << 10;
+// bunch's output is under this many bytes: on one thread, c2c float32
+// 64 x 32768 ran 1.3 times FFTW's time without it and 0.9 with it, r2c
+// float64 1536 x 1365 (48 KiB) 1.3 and 0.95; c2c float32 1024 x 2048
+// (64 KiB) and 4096 x 512 (256 KiB) lost, their lines asked for too early
+// to stay in cache.
+constexpr std::size_t kWriteAheadBytes = std::size_t(64) << 10;
 // Most SIMD groups gathered together.
 constexpr std::size_t kMaxBunch = 8;
 // A pass is cut into tasks of at least this many elements; one of at least

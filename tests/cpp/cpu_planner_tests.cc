@@ -356,12 +356,12 @@ void test_short_contiguous_lines_write_ahead() {
   expect(writes_ahead(TransformKind::kC2C, {16384, 128}, 1, m), "c2c of 128 points");
   expect(writes_ahead(TransformKind::kR2C, {131072, 16}, 1, m), "r2c of 16 points");
   expect(writes_ahead(TransformKind::kC2R, {32768, 64}, 1, m), "c2r of 64 points");
-  expect(writes_ahead(TransformKind::kC2C, {2048, 1024}, 1, m), "c2c of 1024 points: 64 KiB");
-  expect(!writes_ahead(TransformKind::kC2C, {1024, 2048}, 1, m), "2048 points: 128 KiB do not");
-  expect(writes_ahead(TransformKind::kC2R, {1024, 2048}, 1, machine(8, 2)),
-         "c2r float64 of 2048 points: 64 KiB of real output");
-  expect(!writes_ahead(TransformKind::kR2C, {1024, 2048}, 1, machine(8, 2)),
-         "r2c float64 of 2048 points: 1025 bins a line do not");
+  expect(writes_ahead(TransformKind::kC2C, {4096, 512}, 1, m), "c2c of 512 points: 32 KiB");
+  expect(!writes_ahead(TransformKind::kC2C, {2048, 1024}, 1, m), "1024 points: 64 KiB do not");
+  expect(writes_ahead(TransformKind::kC2R, {1365, 1536}, 1, machine(8, 2)),
+         "c2r float64 of 1536 points: 48 KiB of real output");
+  expect(!writes_ahead(TransformKind::kC2R, {1024, 2048}, 1, machine(8, 2)),
+         "c2r float64 of 2048 points: 64 KiB do not");
   expect(!writes_ahead(TransformKind::kC2C, {64, 4096}, 0, m), "strided lines do not");
   expect(!writes_ahead(TransformKind::kC2C, {1, 64}, 1, m), "a lone line (no SIMD group) does not");
   // The last pass of a 2-D transform writes its contiguous lines ahead.
