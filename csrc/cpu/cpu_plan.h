@@ -59,6 +59,8 @@ struct PassLinePlans {
   std::optional<LineLayout> one_line;  // kOneLine or kOneLineVectorised, if any
 };
 
+enum class OutputAhead { kNone, kWholeBunch, kScatter };
+
 // A line of n = rows * columns points as a rows x columns matrix (four_step.h).
 struct FourStepSplit {
   std::int64_t rows, columns;  // rows <= columns
@@ -86,9 +88,10 @@ struct CpuPass {
   // Short contiguous source lines: each bunch asks for the memory of the
   // lines that follow it (line_kernels.h).
   bool prefetch_ahead = false;
-  // Short lines, contiguous in and out: while a bunch is gathered, its
-  // output's cache lines are asked for, for writing (line_kernels.h).
-  bool write_ahead = false;
+  // Contiguous lines in SIMD groups ask for their output's cache lines for
+  // writing (bunch_access.h): a small bunch's whole output while it is
+  // gathered, a larger one's a fixed distance ahead of its scatter.
+  OutputAhead output_ahead = OutputAhead::kNone;
   // Scratch of one SIMD group, in vectors of `lanes` complex values.
   std::size_t group_scratch = 0;
   std::int64_t tasks = 1;            // the pass is cut into this many tasks

@@ -28,7 +28,8 @@ std::string CpuPlan::describe() const {
     if (p.twiddled) out << " twiddled " << p.twiddled->rows << "x" << p.twiddled->columns;
     if (chirp_op(p.op)) out << " m " << p.chirp_length << " of " << kOps[static_cast<int>(p.chirp_of)];
     if (p.prefetch_ahead) out << " prefetch";
-    if (p.write_ahead) out << " write-ahead";
+    if (p.output_ahead == OutputAhead::kWholeBunch) out << " write-ahead";
+    if (p.output_ahead == OutputAhead::kScatter) out << " scatter-ahead";
     if (p.last) out << " last";
     out << "\n";
   }
@@ -317,8 +318,10 @@ class Planner {
     }
     choose_lanes(p);
     p.bunch = choose_bunch(p);
-    p.write_ahead = p.lanes > 1 && p.contiguous() &&
-                    p.bunch * p.lanes * output_line_bytes(p) < kWriteAheadBytes;
+    if (p.lanes > 1 && p.contiguous())
+      p.output_ahead = p.bunch * p.lanes * output_line_bytes(p) < kWriteAheadBytes
+                           ? OutputAhead::kWholeBunch
+                           : OutputAhead::kScatter;
     const std::int64_t lines = p.lines();
     const std::int64_t width = static_cast<std::int64_t>(p.lanes);
     const std::int64_t groups = (lines + width - 1) / width;

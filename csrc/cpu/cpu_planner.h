@@ -55,13 +55,14 @@ constexpr std::int64_t kFourStepMinFactor = 16;
 // per byte for the hardware prefetcher to stay ahead of the transform, and
 // prefetch the lines that follow in software (128-point lines gained nothing).
 constexpr std::int64_t kShortLineMaxLength = 64;
-// Contiguous lines gathered into SIMD groups ask for their output's cache
-// lines while they are gathered (WriteAhead in bunch_access.h) where a
-// bunch's output is under this many bytes: on one thread, c2c float32
+// Contiguous lines gathered into SIMD groups ask for their whole output's
+// cache lines while they are gathered (WriteAhead in bunch_access.h) where
+// a bunch's output is under this many bytes: on one thread, c2c float32
 // 64 x 32768 ran 1.3 times FFTW's time without it and 0.9 with it, r2c
 // float64 1536 x 1365 (48 KiB) 1.3 and 0.95; c2c float32 1024 x 2048
 // (64 KiB) and 4096 x 512 (256 KiB) lost, their lines asked for too early
-// to stay in cache.
+// to stay in cache. Larger bunches ask a fixed distance ahead of their
+// scatter instead (ScatterAhead).
 constexpr std::size_t kWriteAheadBytes = std::size_t(64) << 10;
 // Most SIMD groups gathered together.
 constexpr std::size_t kMaxBunch = 8;

@@ -61,7 +61,8 @@ inline void transpose(V (&rows)[lanes]) {
 }
 
 // What gather_values and scatter_values call after each tile: nothing, or a
-// step of work spread over the tiles (WriteAhead in bunch_access.h).
+// step of work spread over the tiles (WriteAhead, ScatterAhead in
+// bunch_access.h).
 struct NoStep {
   void operator()() const {}
 };
@@ -111,11 +112,13 @@ inline std::ptrdiff_t gather_values(const T* const* lines, std::ptrdiff_t from, 
   return v;
 }
 
-// The reverse of gather_values. Streaming stores are used only when every
-// store is aligned to the vector's size.
-template <class T, std::size_t lanes>
+// The reverse of gather_values, calling step() after each tile of plain
+// stores. Streaming stores are used only when every store is aligned to the
+// vector's size.
+template <class T, std::size_t lanes, class Step = NoStep>
 inline std::ptrdiff_t scatter_values(const T* in, T* const* lines, std::ptrdiff_t from,
-                                     std::ptrdiff_t to, bool streaming = false) {
+                                     std::ptrdiff_t to, bool streaming = false,
+                                     Step&& step = Step{}) {
   std::ptrdiff_t v = from;
   if constexpr (lanes > 1) {
     constexpr std::uintptr_t misaligned = lanes * sizeof(T) - 1;
@@ -125,8 +128,10 @@ inline std::ptrdiff_t scatter_values(const T* in, T* const* lines, std::ptrdiff_
       for (; v + static_cast<std::ptrdiff_t>(lanes) <= to; v += lanes, in += lanes * lanes)
         scatter_tile<T, lanes, true>(in, lines, v);
     else
-      for (; v + static_cast<std::ptrdiff_t>(lanes) <= to; v += lanes, in += lanes * lanes)
+      for (; v + static_cast<std::ptrdiff_t>(lanes) <= to; v += lanes, in += lanes * lanes) {
         scatter_tile<T, lanes, false>(in, lines, v);
+        step();
+      }
   }
   return v;
 }

@@ -350,7 +350,7 @@ void test_short_contiguous_lines_write_ahead() {
   auto writes_ahead = [](TransformKind kind, std::vector<std::int64_t> shape, std::int64_t axis,
                          const CpuMachine& m) {
     const Recorded r = plan_of(spec(kind, std::move(shape), {axis}), m);
-    return r.plan.passes.back().write_ahead;
+    return r.plan.passes.back().output_ahead == OutputAhead::kWholeBunch;
   };
   const CpuMachine m = machine(4, 2);
   expect(writes_ahead(TransformKind::kC2C, {16384, 128}, 1, m), "c2c of 128 points");
@@ -362,11 +362,23 @@ void test_short_contiguous_lines_write_ahead() {
          "c2r float64 of 1536 points: 48 KiB of real output");
   expect(!writes_ahead(TransformKind::kC2R, {1024, 2048}, 1, machine(8, 2)),
          "c2r float64 of 2048 points: 64 KiB do not");
+  // Larger bunches ask ahead of their scatter; lone lines and strided ones do not.
+  auto ahead_of_scatter = [](TransformKind kind, std::vector<std::int64_t> shape,
+                             std::int64_t axis, const CpuMachine& m) {
+    const Recorded r = plan_of(spec(kind, std::move(shape), {axis}), m);
+    return r.plan.passes.back().output_ahead == OutputAhead::kScatter;
+  };
+  expect(ahead_of_scatter(TransformKind::kR2C, {512, 4096}, 1, machine(8, 2)),
+         "r2c float64 of 4096 points");
+  expect(ahead_of_scatter(TransformKind::kC2C, {2048, 1024}, 1, m), "c2c float32 of 1024 points");
+  expect(!ahead_of_scatter(TransformKind::kC2C, {1, 4096}, 1, m), "a lone line");
+  expect(!ahead_of_scatter(TransformKind::kC2C, {4096, 512}, 0, m), "strided lines");
   expect(!writes_ahead(TransformKind::kC2C, {64, 4096}, 0, m), "strided lines do not");
   expect(!writes_ahead(TransformKind::kC2C, {1, 64}, 1, m), "a lone line (no SIMD group) does not");
   // The last pass of a 2-D transform writes its contiguous lines ahead.
   const Recorded two_d = plan_of(spec(TransformKind::kC2C, {128, 128}, {0, 1}), m);
-  expect(!two_d.plan.passes[0].write_ahead && two_d.plan.passes[1].write_ahead,
+  expect(two_d.plan.passes[0].output_ahead == OutputAhead::kNone &&
+             two_d.plan.passes[1].output_ahead == OutputAhead::kWholeBunch,
          "2-D: the strided pass does not, the contiguous one does");
 }
 
