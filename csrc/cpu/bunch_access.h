@@ -66,6 +66,9 @@ inline void for_each_in_bunch(C* base, const std::int64_t* offsets, std::int64_t
   }
 }
 
+// The unit software prefetch asks for (x86-64's; see docs/platforms.md).
+constexpr std::uintptr_t kCacheLineBytes = 64;
+
 // A bunch of short lines (CpuPass::prefetch_ahead) asks for the memory
 // kShortLineGroupsAhead bunches on, where dense lines continue. The addresses
 // are computed as integers: past the buffer's end they are no object's, and a
@@ -79,7 +82,7 @@ inline void prefetch_following_lines(const E* base, const std::int64_t* offsets,
   const std::uintptr_t ahead = kShortLineGroupsAhead * lines * bytes;
   for (std::size_t k = 0; k < lines; ++k) {
     const std::uintptr_t line = reinterpret_cast<std::uintptr_t>(base + offsets[k]) + ahead;
-    for (std::uintptr_t b = 0; b < bytes; b += 64)
+    for (std::uintptr_t b = 0; b < bytes; b += kCacheLineBytes)
       __builtin_prefetch(reinterpret_cast<const void*>(line + b), 0);
   }
 }
@@ -98,14 +101,14 @@ class WriteAhead {
              std::size_t steps)
       : base_(base), offsets_(offsets), lines_(lines),
         bytes_(static_cast<std::uintptr_t>(elements) * sizeof(E)) {
-    const std::uintptr_t per_line = bytes_ / kCacheLine + 2;  // an unaligned start adds one
+    const std::uintptr_t per_line = bytes_ / kCacheLineBytes + 2;  // an unaligned start adds one
     per_step_ = (lines * per_line + steps - 1) / std::max<std::size_t>(steps, 1);
     start_line();
   }
   void operator()() {
     for (std::size_t k = 0; k < per_step_ && line_ < lines_; ++k) {
       __builtin_prefetch(reinterpret_cast<const void*>(at_), 1);
-      at_ += kCacheLine;
+      at_ += kCacheLineBytes;
       if (at_ >= end_) {
         ++line_;
         start_line();
@@ -114,11 +117,10 @@ class WriteAhead {
   }
 
  private:
-  static constexpr std::uintptr_t kCacheLine = 64;
   void start_line() {
     if (line_ >= lines_) return;
     const auto first = reinterpret_cast<std::uintptr_t>(base_ + offsets_[line_]);
-    at_ = first & ~(kCacheLine - 1);
+    at_ = first & ~(kCacheLineBytes - 1);
     end_ = first + bytes_;
   }
   E* base_;
@@ -136,14 +138,15 @@ constexpr std::uintptr_t kScatterAheadBytes = 1024;
 template <class T, std::size_t lanes>
 class ScatterAhead {
  public:
-  // `lines` point at the first value each line's scatter writes.
-  explicit ScatterAhead(T* const* lines) {
-    for (std::size_t j = 0; j < lanes; ++j) line_[j] = reinterpret_cast<std::uintptr_t>(lines[j]);
+  // The scatter writes values from, from + 1, ... of each of `lines`.
+  ScatterAhead(T* const* lines, std::ptrdiff_t from) {
+    for (std::size_t j = 0; j < lanes; ++j)
+      line_[j] = reinterpret_cast<std::uintptr_t>(lines[j] + from);
   }
   void operator()() {
-    constexpr std::uintptr_t kTile = lanes * sizeof(T), kCacheLine = 64;
+    constexpr std::uintptr_t kTile = lanes * sizeof(T);
     ahead_ += kTile;
-    if (ahead_ / kCacheLine == (ahead_ - kTile) / kCacheLine) return;
+    if (ahead_ / kCacheLineBytes == (ahead_ - kTile) / kCacheLineBytes) return;
     for (std::size_t j = 0; j < lanes; ++j)
       __builtin_prefetch(reinterpret_cast<const void*>(line_[j] + ahead_), 1);
   }

@@ -114,7 +114,8 @@ class LineKernels {
     };
     // Streaming stores do not read their cache lines: nothing to ask for.
     if (ss == 1 && pass.output_ahead == OutputAhead::kWholeBunch && !stream_tiles)
-      gather_tiles(WriteAhead<Cmplx<T>>(d, dst_off, groups * lanes, n, groups * (2 * n / lanes)));
+      gather_tiles(
+          WriteAhead<Cmplx<T>>(d, dst_off, groups * lanes, n, groups * (2 * n / lanes)));
     else if (ss == 1)
       gather_tiles(lane_tiles::NoStep{});
     for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, n, gather);
@@ -147,17 +148,11 @@ class LineKernels {
       return;
     }
     std::int64_t scattered = 0;
-    const bool scatter_ahead = pass.output_ahead == OutputAhead::kScatter && !stream_tiles;
     if (ds == 1)
-      for (std::size_t g = 0; g < groups; ++g) {
-        const auto lines = line_values<lanes>(d, dst_off + g * lanes);
-        scattered = (scatter_ahead ? lane_tiles::scatter_values<T, lanes>(
-                                         values_of(res[g]), lines.data(), 0, 2 * n, false,
-                                         ScatterAhead<T, lanes>(lines.data()))
-                                   : lane_tiles::scatter_values<T, lanes>(
-                                         values_of(res[g]), lines.data(), 0, 2 * n, stream_tiles)) /
-                    2;
-      }
+      for (std::size_t g = 0; g < groups; ++g)
+        scattered = scatter_tiles<lanes>(pass, values_of(res[g]),
+                                         line_values<lanes>(d, dst_off + g * lanes), 0, 2 * n,
+                                         stream_tiles) / 2;
     for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, n,
                             [&](std::size_t g, std::int64_t i) { put(g, i, res[g][i]); });
   }
@@ -197,7 +192,8 @@ class LineKernels {
               line_values<lanes>(s, src_off + g * lanes).data(), 0, n, values_of(line[g]), step);
       };
       if (ss == 1 && pass.output_ahead == OutputAhead::kWholeBunch)
-        gather_tiles(WriteAhead<Cmplx<T>>(d, dst_off, groups * lanes, n / 2 + 1, groups * (n / lanes)));
+        gather_tiles(
+            WriteAhead<Cmplx<T>>(d, dst_off, groups * lanes, n / 2 + 1, groups * (n / lanes)));
       else if (ss == 1)
         gather_tiles(lane_tiles::NoStep{});
       if (ss != 1 && neighbours<lanes>(src_off, groups))
@@ -232,16 +228,10 @@ class LineKernels {
       // 2 .. 2 * pairs of the output line, from vectors 1 .. 2 * pairs - 1.
       std::int64_t scattered = 1;
       if (ds == 1 && n > 1)
-        for (std::size_t g = 0; g < groups; ++g) {
-          const auto lines = line_values<lanes>(d, dst_off + g * lanes);
-          scattered = (pass.output_ahead == OutputAhead::kScatter
-                           ? lane_tiles::scatter_values<T, lanes>(
-                                 values_of(res[g] + 1), lines.data(), 2, 2 * pairs, false,
-                                 ScatterAhead<T, lanes>(shifted<lanes>(lines, 2).data()))
-                           : lane_tiles::scatter_values<T, lanes>(values_of(res[g] + 1),
-                                                                  lines.data(), 2, 2 * pairs)) /
-                      2;
-        }
+        for (std::size_t g = 0; g < groups; ++g)
+          scattered = scatter_tiles<lanes>(pass, values_of(res[g] + 1),
+                                           line_values<lanes>(d, dst_off + g * lanes), 2,
+                                           2 * pairs) / 2;
       if (ds != 1 && neighbours<lanes>(dst_off, groups))
         for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, pairs,
                                 [&](std::size_t g, std::int64_t k) {
@@ -281,7 +271,8 @@ class LineKernels {
                        values_of(line[g] + 1), step) / 2;
     };
     if (ss == 1 && n > 1 && pass.output_ahead == OutputAhead::kWholeBunch)
-      gather_tiles(WriteAhead<T>(d, dst_off, groups * lanes, n, groups * ((2 * pairs - 2) / lanes)));
+      gather_tiles(
+          WriteAhead<T>(d, dst_off, groups * lanes, n, groups * ((2 * pairs - 2) / lanes)));
     else if (ss == 1 && n > 1)
       gather_tiles(lane_tiles::NoStep{});
     if (ss != 1 && neighbours<lanes>(src_off, groups))
@@ -309,14 +300,9 @@ class LineKernels {
     }
     std::int64_t scattered = 0;
     if (ds == 1)
-      for (std::size_t g = 0; g < groups; ++g) {
-        const auto lines = line_values<lanes>(d, dst_off + g * lanes);
-        scattered = pass.output_ahead == OutputAhead::kScatter
-                        ? lane_tiles::scatter_values<T, lanes>(values_of(res[g]), lines.data(), 0,
-                                                               n, false,
-                                                               ScatterAhead<T, lanes>(lines.data()))
-                        : lane_tiles::scatter_values<T, lanes>(values_of(res[g]), lines.data(), 0, n);
-      }
+      for (std::size_t g = 0; g < groups; ++g)
+        scattered = scatter_tiles<lanes>(pass, values_of(res[g]),
+                                         line_values<lanes>(d, dst_off + g * lanes), 0, n);
     if (ds != 1 && neighbours<lanes>(dst_off, groups))
       for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, n,
                               [&](std::size_t g, std::int64_t i) {
@@ -348,11 +334,17 @@ class LineKernels {
     return lines;
   }
 
-  // The same lines, `values` values on.
-  template <std::size_t lanes, class P>
-  static std::array<P, lanes> shifted(std::array<P, lanes> lines, std::ptrdiff_t values) {
-    for (P& line : lines) line += values;
-    return lines;
+  // lane_tiles::scatter_values into contiguous lines, asking ahead of the
+  // scatter for the output where the pass does (not into streamed stores,
+  // which read nothing).
+  template <std::size_t lanes>
+  static std::ptrdiff_t scatter_tiles(const CpuPass& pass, const T* in,
+                                      const std::array<T*, lanes>& lines, std::ptrdiff_t from,
+                                      std::ptrdiff_t to, bool streaming = false) {
+    if (pass.output_ahead == OutputAhead::kScatter && !streaming)
+      return lane_tiles::scatter_values<T, lanes>(in, lines.data(), from, to, false,
+                                                  ScatterAhead<T, lanes>(lines.data(), from));
+    return lane_tiles::scatter_values<T, lanes>(in, lines.data(), from, to, streaming);
   }
 
   // Whether the lines of every SIMD group start one element apart
