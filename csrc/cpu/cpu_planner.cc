@@ -318,6 +318,8 @@ class Planner {
     }
     choose_lanes(p);
     p.bunch = choose_bunch(p);
+    // Lines one at a time ask nothing ahead: asked ahead of their scatter, 8192- and
+    // 16384-point lines ran no faster, and some slower (docs/performance.md).
     if (p.lanes > 1 && p.contiguous())
       p.output_ahead = p.bunch * p.lanes * output_line_bytes(p) < kWriteAheadBytes
                            ? OutputAhead::kWholeBunch
