@@ -89,7 +89,8 @@ double WorkerPool::measure_wake() {
   for (int trip = 0; trip <= kWakeTrips; ++trip) {
     std::atomic<std::size_t> joined{0};
     const Clock::time_point start = Clock::now();
-    const Clock::time_point deadline = start + kWakeDeadline;
+    const Clock::time_point deadline =
+        start + (trip == 0 ? Clock::duration(kStartDeadline) : Clock::duration(kWakeDeadline));
     parallel_for(all, [&](std::size_t) {
       joined.fetch_add(1, std::memory_order_acq_rel);
       while (joined.load(std::memory_order_acquire) < all && Clock::now() < deadline)
@@ -97,12 +98,12 @@ double WorkerPool::measure_wake() {
     });
     const Clock::duration took = std::min<Clock::duration>(Clock::now() - start, kWakeDeadline);
     if (trip > 0) trips.push_back(std::chrono::duration<double>(took).count());
-    // Once most trips have ended at the deadline, so does the median.
-    if (2 * std::count(trips.begin(), trips.end(), deadline_seconds) > kWakeTrips) break;
+    if (trips.size() >= 3 &&
+        std::all_of(trips.end() - 3, trips.end(), [&](double t) { return t == deadline_seconds; }))
+      break;
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
-  std::nth_element(trips.begin(), trips.begin() + trips.size() / 2, trips.end());
-  return trips[trips.size() / 2];
+  return *std::min_element(trips.begin(), trips.end());
 }
 
 void WorkerPool::run_tasks(Job& job) {

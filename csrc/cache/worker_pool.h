@@ -53,15 +53,20 @@ class WorkerPool {
   WorkerPoolStats stats() const;
 
   // What starting a loop on every thread costs: the seconds from a loop's
-  // start until all threads() have joined it, the median of kWakeTrips
-  // round trips on started workers, measured on the first call and kept.
-  // A trip lasts at most kWakeDeadline and then counts as the deadline; the
-  // measurement stops once most trips have. 0 for a pool of one thread.
+  // start until all threads() have joined it, the fastest of kWakeTrips
+  // round trips (other work only ever slows a trip), measured on the first
+  // call and kept. A first loop, not counted, starts the workers and waits
+  // up to kStartDeadline for all of them: where starting a thread takes
+  // longer than a trip, the trips would otherwise time the starting. A trip
+  // lasts at most kWakeDeadline and then counts as the deadline; the
+  // measurement stops once three trips in a row have. 0 for a pool of one
+  // thread.
   double wake_seconds();
   // Test seam: fixes what wake_seconds() returns from now on.
   void set_wake_seconds(double seconds);
   static constexpr int kWakeTrips = 5;
   static constexpr std::chrono::microseconds kWakeDeadline{1000};
+  static constexpr std::chrono::milliseconds kStartDeadline{100};
 
   // Calls body(i) for every i in [0, tasks), spread over the caller and the
   // workers, and returns when all calls have returned. The first exception
