@@ -12,6 +12,7 @@
 #include "cache/plan_cache.h"
 #include "cpu/cpu_plan.h"
 #include "cpu/rader.h"
+#include "cpu/short_codelets.h"
 #include "cpu/simd_namespace.h"
 #include "ducc0/fft/fft1d_impl.h"
 
@@ -26,8 +27,9 @@ inline bool vectorised_in_line(LineLayout layout) {
   return layout == LineLayout::kOneLineVectorised;
 }
 
-// A line transform of one length: pocketfft's, or Rader's algorithm
-// (rader.h) where the length is a prime it applies to. The interface is
+// A line transform of one length: pocketfft's, Rader's algorithm (rader.h)
+// where the length is a prime it applies to, or for complex lines of short
+// powers of two a written-out one (short_codelets.h). The interface is
 // pocketfft_c's and pocketfft_r's: exec transforms `in` (complex values, or
 // real ones in pocketfft's half-complex layout) using `buf` (bufsize()
 // values of the same kind) and returns where the result is.
@@ -35,20 +37,26 @@ template <class T, class Pocketfft, bool kReal>
 class LineEngine {
  public:
   LineEngine(std::size_t n, LineLayout layout) {
-    if (prime_lengths::takes_rader(n))
+    if (!kReal && short_codelets::applies(n))
+      codelet_.emplace(n);
+    else if (prime_lengths::takes_rader(n))
       rader_.emplace(n, kReal);
     else
       pocketfft_.emplace(n, vectorised_in_line(layout));
   }
   std::size_t bufsize() const {
+    if (codelet_) return codelet_->bufsize();
     // Rader's scratch is complex values, two real ones each.
     return rader_ ? (kReal ? 2 : 1) * rader_->bufsize() : pocketfft_->bufsize();
   }
   std::size_t footprint() const {
+    if (codelet_) return codelet_->footprint();
     return rader_ ? rader_->footprint() : pocketfft_->footprint();
   }
   template <class D>
   D* exec(D* in, D* buf, T fct, bool fwd) const {
+    if constexpr (!kReal)
+      if (codelet_) return codelet_->exec(in, buf, fct, fwd);
     if (!rader_) return pocketfft_->exec(in, buf, fct, fwd);
     if constexpr (kReal)
       return rader_->exec_real(in, buf, fct, fwd);
@@ -59,6 +67,7 @@ class LineEngine {
  private:
   std::optional<Pocketfft> pocketfft_;
   std::optional<rader::Plan<T>> rader_;
+  std::optional<short_codelets::Plan<T>> codelet_;
 };
 
 template <class T>

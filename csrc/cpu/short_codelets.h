@@ -1,0 +1,132 @@
+// Complex line transforms of short power-of-two lengths, written out: radix-4
+// Stockham stages (and one radix-2 stage for odd powers of two) whose loops
+// the compiler unrolls for each length, on single values or SIMD groups of
+// lines. pocketfft's plans choose their passes at run time and dispatch on the
+// value type at every call; for a SIMD group of 16-point lines that fixed cost
+// is as large as the arithmetic (docs/performance.md, "Short lines").
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "cpu/simd_namespace.h"
+#include "ducc0/math/cmplx.h"
+
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::short_codelets {
+
+using ::DUCC0_NAMESPACE::Cmplx;
+
+constexpr std::size_t kMaxLength = 64;
+constexpr double kPi = 3.14159265358979323846;
+
+// Whether a written-out transform exists for n.
+constexpr bool applies(std::size_t n) {
+  return n >= 2 && n <= kMaxLength && (n & (n - 1)) == 0;
+}
+
+template <class T>
+class Plan {
+ public:
+  // Twiddles of each radix-4 stage of length L (n, n / 4, ... while L >= 4),
+  // in order: w^p, w^2p, w^3p for p < L / 4, w = exp(-2 pi i / L), computed
+  // in double precision and rounded once.
+  explicit Plan(std::size_t n) : n_(n) {
+    for (std::size_t length = n; length >= 4; length /= 4)
+      for (std::size_t p = 0; p < length / 4; ++p)
+        for (std::size_t r = 1; r <= 3; ++r) {
+          const double angle = -2.0 * kPi * static_cast<double>(p * r) / static_cast<double>(length);
+          twiddles_.emplace_back(static_cast<T>(std::cos(angle)), static_cast<T>(std::sin(angle)));
+        }
+  }
+  // Values of scratch exec needs beside its input.
+  std::size_t bufsize() const { return n_; }
+  std::size_t footprint() const { return twiddles_.size() * sizeof(Cmplx<T>); }
+
+  // Transforms `in` (n values), using `buf` (n values); returns where the
+  // result is (in or buf), scaled by fct.
+  template <class V>
+  Cmplx<V>* exec(Cmplx<V>* in, Cmplx<V>* buf, T fct, bool fwd) const {
+    switch (n_) {
+      case 2: return run<2>(in, buf, fct, fwd);
+      case 4: return run<4>(in, buf, fct, fwd);
+      case 8: return run<8>(in, buf, fct, fwd);
+      case 16: return run<16>(in, buf, fct, fwd);
+      case 32: return run<32>(in, buf, fct, fwd);
+      default: return run<64>(in, buf, fct, fwd);
+    }
+  }
+
+ private:
+  template <std::size_t n, class V>
+  Cmplx<V>* run(Cmplx<V>* in, Cmplx<V>* buf, T fct, bool fwd) const {
+    static_assert(applies(n) && n <= kMaxLength);
+    Cmplx<V>* out = fwd ? stages<n, 1, true>(in, buf, twiddles_.data())
+                        : stages<n, 1, false>(in, buf, twiddles_.data());
+    if (fct != T(1))
+      for (std::size_t k = 0; k < n; ++k) out[k] = Cmplx<V>(out[k].r * fct, out[k].i * fct);
+    return out;
+  }
+
+  // x times w, or times conj(w) for the inverse sign.
+  template <bool fwd, class V>
+  static Cmplx<V> twiddled(const Cmplx<V>& x, const Cmplx<T>& w) {
+    const T wi = fwd ? w.i : -w.i;
+    return Cmplx<V>(x.r * w.r - x.i * wi, x.r * wi + x.i * w.r);
+  }
+  // x times -i, or times i for the inverse sign.
+  template <bool fwd, class V>
+  static Cmplx<V> quarter_turn(const Cmplx<V>& x) {
+    return fwd ? Cmplx<V>(x.i, -x.r) : Cmplx<V>(-x.i, x.r);
+  }
+
+  // The stages of a transform of `length` values spaced `s` apart (s
+  // interleaved transforms, as Stockham's algorithm leaves them): reads x,
+  // writes y, and the next stage swaps them. Returns where the result is.
+  template <std::size_t length, std::size_t s, bool fwd, class V>
+  static Cmplx<V>* stages(Cmplx<V>* x, Cmplx<V>* y, const Cmplx<T>* w) {
+    if constexpr (length == 1) {
+      return x;
+    } else if constexpr (length == 2) {
+      for (std::size_t q = 0; q < s; ++q) {
+        const Cmplx<V> a = x[q], b = x[q + s];
+        y[q] = a + b;
+        y[q + s] = a - b;
+      }
+      return y;
+    } else {
+      constexpr std::size_t m = length / 4;
+      [&]<std::size_t... p>(std::index_sequence<p...>) {
+        (butterflies<m, s, p, fwd>(x, y, w), ...);
+      }(std::make_index_sequence<m>());
+      return stages<m, 4 * s, fwd>(y, x, w + 3 * m);
+    }
+  }
+
+  // Butterfly p of a radix-4 stage with m = length / 4, for each of the s
+  // interleaved transforms; p is a constant, so p = 0 multiplies by nothing.
+  template <std::size_t m, std::size_t s, std::size_t p, bool fwd, class V>
+  static void butterflies(const Cmplx<V>* x, Cmplx<V>* y, const Cmplx<T>* w) {
+    for (std::size_t q = 0; q < s; ++q) {
+      const Cmplx<V> a = x[q + s * p], b = x[q + s * (p + m)];
+      const Cmplx<V> c = x[q + s * (p + 2 * m)], d = x[q + s * (p + 3 * m)];
+      const Cmplx<V> t0 = a + c, t1 = a - c, t2 = b + d, t3 = quarter_turn<fwd>(b - d);
+      y[q + s * 4 * p] = t0 + t2;
+      if constexpr (p == 0) {
+        y[q + s * (4 * p + 1)] = t1 + t3;
+        y[q + s * (4 * p + 2)] = t0 - t2;
+        y[q + s * (4 * p + 3)] = t1 - t3;
+      } else {
+        y[q + s * (4 * p + 1)] = twiddled<fwd>(t1 + t3, w[3 * p]);
+        y[q + s * (4 * p + 2)] = twiddled<fwd>(t0 - t2, w[3 * p + 1]);
+        y[q + s * (4 * p + 3)] = twiddled<fwd>(t1 - t3, w[3 * p + 2]);
+      }
+    }
+  }
+
+  std::size_t n_;
+  std::vector<Cmplx<T>> twiddles_;
+};
+
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::short_codelets
