@@ -28,8 +28,8 @@ inline bool vectorised_in_line(LineLayout layout) {
 }
 
 // A line transform of one length: pocketfft's, Rader's algorithm (rader.h)
-// where the length is a prime it applies to, or for complex lines of short
-// powers of two a written-out one (short_codelets.h). The interface is
+// where the length is a prime it applies to, or for short powers of two a
+// written-out one (short_codelets.h). The interface is
 // pocketfft_c's and pocketfft_r's: exec transforms `in` (complex values, or
 // real ones in pocketfft's half-complex layout) using `buf` (bufsize()
 // values of the same kind) and returns where the result is.
@@ -39,6 +39,8 @@ class LineEngine {
   LineEngine(std::size_t n, LineLayout layout) {
     if (!kReal && short_codelets::applies(n))
       codelet_.emplace(n);
+    else if (kReal && short_codelets::applies_real(n))
+      real_codelet_.emplace(n);
     else if (prime_lengths::takes_rader(n))
       rader_.emplace(n, kReal);
     else
@@ -46,17 +48,22 @@ class LineEngine {
   }
   std::size_t bufsize() const {
     if (codelet_) return codelet_->bufsize();
+    if (real_codelet_) return real_codelet_->bufsize();
     // Rader's scratch is complex values, two real ones each.
     return rader_ ? (kReal ? 2 : 1) * rader_->bufsize() : pocketfft_->bufsize();
   }
   std::size_t footprint() const {
     if (codelet_) return codelet_->footprint();
+    if (real_codelet_) return real_codelet_->footprint();
     return rader_ ? rader_->footprint() : pocketfft_->footprint();
   }
   template <class D>
   D* exec(D* in, D* buf, T fct, bool fwd) const {
-    if constexpr (!kReal)
+    if constexpr (kReal) {
+      if (real_codelet_) return real_codelet_->exec(in, buf, fct, fwd);
+    } else {
       if (codelet_) return codelet_->exec(in, buf, fct, fwd);
+    }
     if (!rader_) return pocketfft_->exec(in, buf, fct, fwd);
     if constexpr (kReal)
       return rader_->exec_real(in, buf, fct, fwd);
@@ -68,6 +75,7 @@ class LineEngine {
   std::optional<Pocketfft> pocketfft_;
   std::optional<rader::Plan<T>> rader_;
   std::optional<short_codelets::Plan<T>> codelet_;
+  std::optional<short_codelets::RealPlan<T>> real_codelet_;
 };
 
 template <class T>

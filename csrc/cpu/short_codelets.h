@@ -18,12 +18,30 @@ namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::short_codelets {
 
 using ::DUCC0_NAMESPACE::Cmplx;
 
+// Complex lines of 128 points ran slower this way than through pocketfft
+// (float32, in cache: 3.1 against 2.5 ns per element).
 constexpr std::size_t kMaxLength = 64;
 constexpr double kPi = 3.14159265358979323846;
 
-// Whether a written-out transform exists for n.
+// Whether a written-out complex transform exists for n.
 constexpr bool applies(std::size_t n) {
   return n >= 2 && n <= kMaxLength && (n & (n - 1)) == 0;
+}
+// Real lines of 64 points ran slower this way than through pocketfft's real
+// transform (float32, in cache: 1.62 against 1.55 ns per element), those of
+// 8 to 32 faster (8: 3.1 against 3.8).
+constexpr std::size_t kMaxRealLength = 32;
+
+// Whether a written-out real transform exists for n: one of half the length.
+constexpr bool applies_real(std::size_t n) {
+  return n % 2 == 0 && n <= kMaxRealLength && applies(n / 2);
+}
+
+// exp(-2 pi i k / n), computed in double precision and rounded once.
+template <class T>
+Cmplx<T> root(std::size_t k, std::size_t n) {
+  const double angle = -2.0 * kPi * static_cast<double>(k) / static_cast<double>(n);
+  return Cmplx<T>(static_cast<T>(std::cos(angle)), static_cast<T>(std::sin(angle)));
 }
 
 template <class T>
@@ -35,10 +53,7 @@ class Plan {
   explicit Plan(std::size_t n) : n_(n) {
     for (std::size_t length = n; length >= 4; length /= 4)
       for (std::size_t p = 0; p < length / 4; ++p)
-        for (std::size_t r = 1; r <= 3; ++r) {
-          const double angle = -2.0 * kPi * static_cast<double>(p * r) / static_cast<double>(length);
-          twiddles_.emplace_back(static_cast<T>(std::cos(angle)), static_cast<T>(std::sin(angle)));
-        }
+        for (std::size_t r = 1; r <= 3; ++r) twiddles_.push_back(root<T>(p * r, length));
   }
   // Values of scratch exec needs beside its input.
   std::size_t bufsize() const { return n_; }
@@ -127,6 +142,69 @@ class Plan {
 
   std::size_t n_;
   std::vector<Cmplx<T>> twiddles_;
+};
+
+// A real line of n = 2h points as the complex transform of h points of its
+// value pairs z[j] = x[2j] + i x[2j + 1], with pocketfft_r's interface and
+// layouts: exec(in, buf, fct, true) is the forward transform of n real
+// values, returned as r0, r1, i1, ..., r(h-1), i(h-1), rh; exec(.., false)
+// the backward (inverse-sign, unnormalised) transform of that layout.
+template <class T>
+class RealPlan {
+ public:
+  explicit RealPlan(std::size_t n) : n_(n), half_(n / 2) {
+    for (std::size_t k = 0; k < n / 2; ++k) roots_.push_back(root<T>(k, n));
+  }
+  // Values of scratch exec needs beside its input: the half-length
+  // transform's two arrays.
+  std::size_t bufsize() const { return 2 * n_; }
+  std::size_t footprint() const {
+    return roots_.size() * sizeof(Cmplx<T>) + half_.footprint();
+  }
+
+  template <class V>
+  V* exec(V* in, V* buf, T fct, bool forward) const {
+    const std::size_t h = n_ / 2;
+    auto* pairs = reinterpret_cast<Cmplx<V>*>(in);
+    auto* scratch = reinterpret_cast<Cmplx<V>*>(buf);
+    if (forward) {
+      // X[k] = E[k] + w^k O[k], E and O the transforms of the even and odd
+      // values: E[k] = (Z[k] + conj Z[h-k]) / 2, O[k] = -i (Z[k] - conj Z[h-k]) / 2.
+      const Cmplx<V>* z = half_.exec(pairs, scratch, T(1), true);
+      V* out = buf + n_;
+      const T f = fct / 2;
+      out[0] = (z[0].r + z[0].i) * fct;
+      out[n_ - 1] = (z[0].r - z[0].i) * fct;
+      for (std::size_t k = 1; k < h; ++k) {
+        const Cmplx<V> a = z[k], b = z[h - k];
+        const V er = a.r + b.r, ei = a.i - b.i;  // 2 E[k]
+        const V orr = a.i + b.i, oi = b.r - a.r;  // 2 O[k]
+        const Cmplx<T> w = roots_[k];
+        out[2 * k - 1] = (er + orr * w.r - oi * w.i) * f;
+        out[2 * k] = (ei + orr * w.i + oi * w.r) * f;
+      }
+      return out;
+    }
+    // Z'[k] = (X[k] + conj X[h-k]) + i w^-k (X[k] - conj X[h-k]); its
+    // backward transform holds x[2j] + i x[2j + 1] at j.
+    auto bin = [&](std::size_t k) { return Cmplx<V>(in[2 * k - 1], in[2 * k]); };
+    const V x0 = in[0], xh = in[n_ - 1];
+    scratch[0] = Cmplx<V>((x0 + xh) * fct, (x0 - xh) * fct);
+    for (std::size_t k = 1; k < h; ++k) {
+      const Cmplx<V> a = bin(k), b = bin(h - k);
+      const V sr = a.r + b.r, si = a.i - b.i;  // X[k] + conj X[h-k]
+      const V dr = a.r - b.r, di = a.i + b.i;  // X[k] - conj X[h-k]
+      const Cmplx<T> w = roots_[k];            // w^-k is conj(w)
+      const V tr = dr * w.r + di * w.i, ti = di * w.r - dr * w.i;
+      scratch[k] = Cmplx<V>((sr - ti) * fct, (si + tr) * fct);
+    }
+    return reinterpret_cast<V*>(half_.exec(scratch, scratch + h, T(1), false));
+  }
+
+ private:
+  std::size_t n_;
+  Plan<T> half_;
+  std::vector<Cmplx<T>> roots_;
 };
 
 }  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::short_codelets

@@ -1,6 +1,6 @@
 // The written-out transforms of short power-of-two lengths (short_codelets.h)
-// against a DFT in double: every length, both signs, a scale, single values
-// and SIMD groups whose lanes hold different lines.
+// against a DFT in double: every length, complex and real, both signs, a
+// scale, single values and SIMD groups whose lanes hold different lines.
 #include <cmath>
 #include <complex>
 #include <cstddef>
@@ -67,12 +67,67 @@ void check_length(std::size_t n, bool forward, T scale, std::mt19937& random) {
   }
 }
 
+// Real lines in pocketfft_r's layouts: forward, n real values to r0, r1, i1,
+// ..., rh; backward, that layout of a random spectrum to n real values.
+template <class T, std::size_t lanes>
+void check_real_length(std::size_t n, bool forward, T scale, std::mt19937& random) {
+  using V = std::conditional_t<lanes == 1, T, typename ::DUCC0_NAMESPACE::simd_select<T, lanes>::type>;
+  std::normal_distribution<double> normal;
+  const short_codelets::RealPlan<T> plan(n);
+  std::vector<V> data(n + plan.bufsize());
+  std::vector<std::vector<double>> values(lanes, std::vector<double>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    T lane_values[lanes];
+    for (std::size_t j = 0; j < lanes; ++j)
+      lane_values[j] = static_cast<T>(values[j][i] = static_cast<T>(normal(random)));
+    if constexpr (lanes == 1) data[i] = lane_values[0];
+    else data[i] = V(lane_values, ::DUCC0_NAMESPACE::element_aligned_tag());
+  }
+  const V* out = plan.exec(data.data(), data.data() + n, scale, forward);
+  auto lane = [&](std::size_t i, std::size_t j) -> double {
+    if constexpr (lanes == 1) return out[i];
+    else return out[i][j];
+  };
+  const std::size_t h = n / 2;
+  for (std::size_t j = 0; j < lanes; ++j) {
+    std::vector<cd> got, want;
+    if (forward) {
+      std::vector<cd> x(values[j].begin(), values[j].end());
+      want = dft(x, true, scale);
+      want.resize(h + 1);
+      got.push_back(lane(0, j));
+      for (std::size_t k = 1; k < h; ++k) got.emplace_back(lane(2 * k - 1, j), lane(2 * k, j));
+      got.push_back(lane(n - 1, j));
+    } else {
+      // The spectrum the layout holds, made Hermitian, and its inverse-sign sum.
+      std::vector<cd> spectrum(n);
+      spectrum[0] = values[j][0];
+      spectrum[h] = values[j][n - 1];
+      for (std::size_t k = 1; k < h; ++k) {
+        spectrum[k] = cd(values[j][2 * k - 1], values[j][2 * k]);
+        spectrum[n - k] = std::conj(spectrum[k]);
+      }
+      want = dft(spectrum, false, scale);
+      for (std::size_t i = 0; i < n; ++i) got.push_back(lane(i, j));
+    }
+    const double error = test_support::relative_error(got, want);
+    expect(error < test_support::error_bound<T>(static_cast<std::int64_t>(n)),
+           "real n " + std::to_string(n) + (forward ? " forward" : " backward") + " lanes " +
+               std::to_string(lanes) + " lane " + std::to_string(j) + ": error " +
+               std::to_string(error));
+  }
+}
+
 template <class T, std::size_t lanes>
 void check_every_length() {
   std::mt19937 random(7);
   for (std::size_t n = 2; n <= short_codelets::kMaxLength; n *= 2)
     for (bool forward : {true, false})
       for (T scale : {T(1), T(1) / static_cast<T>(n)}) check_length<T, lanes>(n, forward, scale, random);
+  for (std::size_t n = 4; n <= short_codelets::kMaxRealLength; n *= 2)
+    for (bool forward : {true, false})
+      for (T scale : {T(1), T(1) / static_cast<T>(n)})
+        check_real_length<T, lanes>(n, forward, scale, random);
 }
 
 void test_short_codelets_match_the_dft() {
@@ -87,6 +142,11 @@ void test_short_codelets_apply_to_powers_of_two_only() {
     expect(short_codelets::applies(n), "applies to " + std::to_string(n));
   for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{12}, std::size_t{48}, 2 * short_codelets::kMaxLength})
     expect(!short_codelets::applies(n), "not to " + std::to_string(n));
+  expect(short_codelets::applies_real(4) && short_codelets::applies_real(short_codelets::kMaxRealLength),
+         "real lines of 4 .. kMaxRealLength points");
+  expect(!short_codelets::applies_real(2) && !short_codelets::applies_real(24) &&
+             !short_codelets::applies_real(2 * short_codelets::kMaxRealLength),
+         "not real lines of 2, 24 or 2 * kMaxRealLength points");
 }
 
 const test_support::Suite kSuite("short_codelets", {
