@@ -255,6 +255,40 @@ def test_nan_and_inf_propagate_like_numpy(name, shape, kwargs, kind, dtype, rng)
         assert not np.all(np.isfinite(out))
 
 
+# Short power-of-two lines have written-out transforms of their own, whose
+# operations would place NaN and infinity differently from numpy's: every
+# position of a bad value, each kind of bad value.
+SHORT_LINES = [("fft", 16, {}), ("ifft", 8, {}), ("fft", 64, {}), ("ifft", 32, {"norm": "ortho"}),
+               ("rfft", 8, {}), ("rfft", 32, {}), ("irfft", 5, {}), ("irfft", 17, {"n": 32})]
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float64"))
+@pytest.mark.parametrize("name,length,kwargs", SHORT_LINES,
+                         ids=[f"{n}-{m}" for n, m, _ in SHORT_LINES])
+def test_short_lines_place_nan_and_inf_like_numpy(name, length, kwargs, dtype, rng):
+    complex_ = name != "rfft"
+    bad_values = [np.nan, np.inf, -np.inf] + ([1j * np.nan, 1j * np.inf] if complex_ else [])
+    mismatches = []
+    with jax.enable_x64(dtype == "float64"):
+        for at in range(length):
+            for bad in bad_values:
+                x = rng.standard_normal((2, length))
+                if complex_:
+                    x = x + 1j * rng.standard_normal((2, length))
+                x[0, at] = x[0, at].real + bad if isinstance(bad, complex) else bad
+                x = x.astype({("float32", True): np.complex64, ("float32", False): np.float32,
+                              ("float64", True): np.complex128, ("float64", False): np.float64}
+                             [dtype, complex_])
+                out = np.asarray(call(name, x, **kwargs))
+                with np.errstate(invalid="ignore", over="ignore"):
+                    want = getattr(np.fft, name)(
+                        x.astype(np.complex128 if complex_ else np.float64), **kwargs)
+                if not (np.array_equal(np.isnan(out), np.isnan(want))
+                        and np.array_equal(np.isinf(out), np.isinf(want))):
+                    mismatches.append((at, bad))
+    assert not mismatches
+
+
 # --------------------------------------------------------------------------
 # Backends and caches as arguments
 # --------------------------------------------------------------------------

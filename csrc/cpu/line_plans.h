@@ -3,6 +3,7 @@
 // templates are instantiated for float and double.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -29,40 +30,45 @@ inline bool vectorised_in_line(LineLayout layout) {
 
 // A line transform of one length: pocketfft's, Rader's algorithm (rader.h)
 // where the length is a prime it applies to, or for short powers of two a
-// written-out one (short_codelets.h). The interface is
+// written-out one (short_codelets.h) on lines whose values are all finite.
+// Lines holding an infinity or NaN go through pocketfft whatever the length:
+// which outputs become NaN and which infinite depends on the algorithm's
+// operations, and numpy's and jnp.fft's are pocketfft's. The interface is
 // pocketfft_c's and pocketfft_r's: exec transforms `in` (complex values, or
 // real ones in pocketfft's half-complex layout) using `buf` (bufsize()
 // values of the same kind) and returns where the result is.
 template <class T, class Pocketfft, bool kReal>
 class LineEngine {
  public:
-  LineEngine(std::size_t n, LineLayout layout) {
-    if (!kReal && short_codelets::applies(n))
-      codelet_.emplace(n);
-    else if (kReal && short_codelets::applies_real(n))
-      real_codelet_.emplace(n);
-    else if (prime_lengths::takes_rader(n))
+  LineEngine(std::size_t n, LineLayout layout) : n_(n) {
+    if (!kReal && short_codelets::applies(n)) codelet_.emplace(n);
+    if (kReal && short_codelets::applies_real(n)) real_codelet_.emplace(n);
+    if (prime_lengths::takes_rader(n))
       rader_.emplace(n, kReal);
     else
       pocketfft_.emplace(n, vectorised_in_line(layout));
   }
   std::size_t bufsize() const {
-    if (codelet_) return codelet_->bufsize();
-    if (real_codelet_) return real_codelet_->bufsize();
     // Rader's scratch is complex values, two real ones each.
-    return rader_ ? (kReal ? 2 : 1) * rader_->bufsize() : pocketfft_->bufsize();
+    std::size_t values = rader_ ? (kReal ? 2 : 1) * rader_->bufsize() : pocketfft_->bufsize();
+    if (codelet_) values = std::max(values, codelet_->bufsize());
+    if (real_codelet_) values = std::max(values, real_codelet_->bufsize());
+    return values;
   }
   std::size_t footprint() const {
-    if (codelet_) return codelet_->footprint();
-    if (real_codelet_) return real_codelet_->footprint();
-    return rader_ ? rader_->footprint() : pocketfft_->footprint();
+    std::size_t bytes = rader_ ? rader_->footprint() : pocketfft_->footprint();
+    if (codelet_) bytes += codelet_->footprint();
+    if (real_codelet_) bytes += real_codelet_->footprint();
+    return bytes;
   }
   template <class D>
   D* exec(D* in, D* buf, T fct, bool fwd) const {
     if constexpr (kReal) {
-      if (real_codelet_) return real_codelet_->exec(in, buf, fct, fwd);
+      if (real_codelet_ && short_codelets::all_finite<T>(in, n_))
+        return real_codelet_->exec(in, buf, fct, fwd);
     } else {
-      if (codelet_) return codelet_->exec(in, buf, fct, fwd);
+      if (codelet_ && short_codelets::all_finite<T>(in, n_))
+        return codelet_->exec(in, buf, fct, fwd);
     }
     if (!rader_) return pocketfft_->exec(in, buf, fct, fwd);
     if constexpr (kReal)
@@ -72,6 +78,7 @@ class LineEngine {
   }
 
  private:
+  std::size_t n_;
   std::optional<Pocketfft> pocketfft_;
   std::optional<rader::Plan<T>> rader_;
   std::optional<short_codelets::Plan<T>> codelet_;

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,25 @@ using ::DUCC0_NAMESPACE::Cmplx;
 // (float32, in cache: 3.1 against 2.5 ns per element).
 constexpr std::size_t kMaxLength = 64;
 constexpr double kPi = 3.14159265358979323846;
+
+// Whether all `count` values are finite: x - x is 0 for a finite x and NaN
+// for an infinity or NaN, and a NaN stays NaN through the sum.
+template <class T, class V>
+bool all_finite(const V* values, std::size_t count) {
+  V sum = V(T(0));
+  for (std::size_t i = 0; i < count; ++i) sum = sum + (values[i] - values[i]);
+  if constexpr (std::is_same_v<V, T>) {
+    return sum == T(0);
+  } else {
+    for (std::size_t j = 0; j < V::size(); ++j)
+      if (!(sum[j] == T(0))) return false;
+    return true;
+  }
+}
+template <class T, class V>
+bool all_finite(const Cmplx<V>* values, std::size_t count) {
+  return all_finite<T>(reinterpret_cast<const V*>(values), 2 * count);
+}
 
 // Whether a written-out complex transform exists for n.
 constexpr bool applies(std::size_t n) {

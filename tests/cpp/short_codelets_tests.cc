@@ -149,7 +149,31 @@ void test_short_codelets_apply_to_powers_of_two_only() {
          "not real lines of 2, 24 or 2 * kMaxRealLength points");
 }
 
+// The check that sends lines with an infinity or NaN to pocketfft.
+void test_all_finite_finds_every_non_finite_value() {
+  using V = ::DUCC0_NAMESPACE::simd_select<double, 2>::type;
+  using ::DUCC0_NAMESPACE::Cmplx;
+  for (double bad : {HUGE_VAL, -HUGE_VAL, std::nan("")})
+    for (std::size_t at = 0; at < 8; ++at)
+      for (std::size_t lane = 0; lane < 2; ++lane) {
+        std::vector<Cmplx<V>> line(4, Cmplx<V>(V(1.5), V(-2.0)));
+        double re[2] = {1.5, 1.5}, im[2] = {-2.0, -2.0};
+        (at % 2 ? im : re)[lane] = bad;
+        line[at / 2] = Cmplx<V>(V(re, ::DUCC0_NAMESPACE::element_aligned_tag()),
+                                V(im, ::DUCC0_NAMESPACE::element_aligned_tag()));
+        expect(!short_codelets::all_finite<double>(line.data(), line.size()),
+               "a non-finite value at " + std::to_string(at) + " lane " + std::to_string(lane));
+        std::vector<double> scalars(8, 0.25);
+        scalars[at] = bad;
+        expect(!short_codelets::all_finite<double>(scalars.data(), scalars.size()),
+               "a non-finite scalar at " + std::to_string(at));
+      }
+  const std::vector<double> finite = {0.0, -1e308, 1e308, 5e-324};
+  expect(short_codelets::all_finite<double>(finite.data(), finite.size()), "finite extremes");
+}
+
 const test_support::Suite kSuite("short_codelets", {
+    TEST_CASE(test_all_finite_finds_every_non_finite_value),
     TEST_CASE(test_short_codelets_match_the_dft),
     TEST_CASE(test_short_codelets_apply_to_powers_of_two_only),
 });
