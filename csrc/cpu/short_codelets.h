@@ -1,9 +1,11 @@
-// Complex line transforms of short power-of-two lengths, written out: radix-4
+// Line transforms of short power-of-two lengths, written out: radix-4
 // Stockham stages (and one radix-2 stage for odd powers of two) whose loops
 // the compiler unrolls for each length, on single values or SIMD groups of
-// lines. pocketfft's plans choose their passes at run time and dispatch on the
-// value type at every call; for a SIMD group of 16-point lines that fixed cost
-// is as large as the arithmetic (docs/performance.md, "Short lines").
+// lines; real lines as the complex transform of half their length.
+// pocketfft's plans choose their passes at run time and dispatch on the value
+// type at every call; for a SIMD group of 16-point lines that fixed cost is as
+// large as the arithmetic (docs/performance.md, "Batches of short lines").
+// LineEngine (line_plans.h) gives them finite lines only (all_finite).
 #pragma once
 
 #include <cmath>
