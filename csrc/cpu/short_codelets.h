@@ -8,7 +8,6 @@
 // LineEngine (line_plans.h) gives them finite lines only (all_finite).
 #pragma once
 
-#include <cmath>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -16,6 +15,7 @@
 
 #include "cpu/simd_namespace.h"
 #include "ducc0/math/cmplx.h"
+#include "ducc0/math/unity_roots.h"
 
 namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::short_codelets {
 
@@ -24,7 +24,6 @@ using ::DUCC0_NAMESPACE::Cmplx;
 // Complex lines of 128 points ran slower this way than through pocketfft
 // (float32, in cache: 3.1 against 2.5 ns per element).
 constexpr std::size_t kMaxLength = 64;
-constexpr double kPi = 3.14159265358979323846;
 
 // Whether all `count` values are finite: x - x is 0 for a finite x and NaN
 // for an infinity or NaN, and a NaN stays NaN through the sum.
@@ -59,23 +58,26 @@ constexpr bool applies_real(std::size_t n) {
   return n % 2 == 0 && n <= kMaxRealLength && applies(n / 2);
 }
 
-// exp(-2 pi i k / n), computed in double precision and rounded once.
+// exp(-2 pi i k / n) from ducc's roots of unity exp(2 pi i k / n), in
+// double precision, rounded once.
 template <class T>
-Cmplx<T> root(std::size_t k, std::size_t n) {
-  const double angle = -2.0 * kPi * static_cast<double>(k) / static_cast<double>(n);
-  return Cmplx<T>(static_cast<T>(std::cos(angle)), static_cast<T>(std::sin(angle)));
+Cmplx<T> forward_root(const ::DUCC0_NAMESPACE::UnityRoots<double, Cmplx<double>>& roots,
+                      std::size_t k) {
+  const Cmplx<double> w = roots[k];
+  return Cmplx<T>(static_cast<T>(w.r), static_cast<T>(-w.i));
 }
 
 template <class T>
 class Plan {
  public:
   // Twiddles of each radix-4 stage of length L (n, n / 4, ... while L >= 4),
-  // in order: w^p, w^2p, w^3p for p < L / 4, w = exp(-2 pi i / L), computed
-  // in double precision and rounded once.
+  // in order: w^p, w^2p, w^3p for p < L / 4, w = exp(-2 pi i / L).
   explicit Plan(std::size_t n) : n_(n) {
+    const ::DUCC0_NAMESPACE::UnityRoots<double, Cmplx<double>> roots(n);
     for (std::size_t length = n; length >= 4; length /= 4)
       for (std::size_t p = 0; p < length / 4; ++p)
-        for (std::size_t r = 1; r <= 3; ++r) twiddles_.push_back(root<T>(p * r, length));
+        for (std::size_t r = 1; r <= 3; ++r)
+          twiddles_.push_back(forward_root<T>(roots, p * r * (n / length)));
   }
   // Values of scratch exec needs beside its input.
   std::size_t bufsize() const { return n_; }
@@ -175,7 +177,8 @@ template <class T>
 class RealPlan {
  public:
   explicit RealPlan(std::size_t n) : n_(n), half_(n / 2) {
-    for (std::size_t k = 0; k < n / 2; ++k) roots_.push_back(root<T>(k, n));
+    const ::DUCC0_NAMESPACE::UnityRoots<double, Cmplx<double>> roots(n);
+    for (std::size_t k = 0; k < n / 2; ++k) roots_.push_back(forward_root<T>(roots, k));
   }
   // Values of scratch exec needs beside its input: the half-length
   // transform's two arrays.
