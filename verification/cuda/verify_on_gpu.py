@@ -415,11 +415,13 @@ def run_throughput(runner: CudaPlanRunner, gib: float, only: str | None = None,
 INSTRUCTION_METRIC = "smsp__sass_thread_inst_executed.sum"
 
 
-def launch_once(lengths: set[int], gib: float, only: str | None = None) -> None:
+def launch_once(lengths: set[int], gib: float, only: str | None = None,
+                options: tuple[str, ...] = ()) -> None:
     """Each one-dimensional row of `lengths` once, ours then VkFFT (Apple
     limits), for ncu: the c2c rows alone (what `instructions` counts), or
-    the rows whose label starts with `only`."""
-    runner = CudaPlanRunner()
+    the rows whose label starts with `only`. `options` go to NVRTC (e.g.
+    -lineinfo, for ncu's source view)."""
+    runner = CudaPlanRunner(extra_options=options)
     for label, _, name, in_shape, out_shape, steps in planned_rows(runner, gib, only, lengths):
         if only is None and label != "c2c":
             continue
@@ -506,7 +508,8 @@ def main() -> int:
         run_racy()
         return 0
     if arguments.what == "launch-once":
-        launch_once(set(arguments.lengths), arguments.gib, arguments.only)
+        launch_once(set(arguments.lengths), arguments.gib, arguments.only,
+                    tuple(arguments.nvrtc_option))
         return 0
     if arguments.what == "instructions":
         rows = run_instructions(set(arguments.lengths or (1024, 4096)))
