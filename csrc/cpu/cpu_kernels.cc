@@ -78,6 +78,9 @@ class CpuTransformImpl final : public CpuTransform {
       const CpuPass& pass = plan_.passes[i];
       if (pass.twiddled)
         plans_[i].twiddles = get_four_step_twiddles<T>(cache, *pass.twiddled, pass.lanes);
+      else if (pass.op == LineOp::kComplex && pass.contiguous() &&
+               line_vectors::Plan<T>::applies(static_cast<std::size_t>(pass.n)))
+        plans_[i].line_vectors = get_line_vectors_plan<T>(cache, pass.n);
       if (half_length_op(pass.op))
         plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.n);
       if (chirp_op(pass.op)) plans_[i].chirp = get_chirp_tables<T>(cache, pass.n, pass.chirp_length);
@@ -202,6 +205,11 @@ class CpuTransformImpl final : public CpuTransform {
       const TaskLines<T> range{pass, plans, src, dst, scratch, fct, pass.forward,
                                pass.last ? stream : Streaming{}};
       std::int64_t line = first;
+      if (plans.line_vectors) {
+        Kernels::transform_line_vectors(range, w, line, end);
+        timing.done();
+        return;
+      }
       // Lines left over from the widest groups run in narrower ones, as far
       // as they fill them: a lone line costs more than its share of a group.
       if (pass.lanes == kLanes) line = run_groups<kLanes>(range, w, line, end);

@@ -5,6 +5,7 @@
 // bunch_access.h. Included by cpu_kernels.cc only.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -41,6 +42,8 @@ struct PassPlans {
   // Plans for whole SIMD groups, and for lines one at a time.
   std::shared_ptr<const LinePlan<ComplexEngine<T>>> complex_groups, complex_one_line;
   std::shared_ptr<const LinePlan<RealEngine<T>>> real_groups, real_one_line;
+  // Set where the pass's lines are each transformed in their own vectors.
+  std::shared_ptr<const LineVectorsPlan<T>> line_vectors;
   std::shared_ptr<const FourStepTwiddles<T>> twiddles;
   std::shared_ptr<const HalfLengthTwiddles<T>> half_length;
   std::shared_ptr<const ChirpTables<T>> chirp;
@@ -155,6 +158,29 @@ class LineKernels {
                                          stream_tiles) / 2;
     for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, scattered, n,
                             [&](std::size_t g, std::int64_t i) { put(g, i, res[g][i]); });
+  }
+
+  // Transforms lines [line, end) where they lie, each in its own vectors
+  // (line_vectors.h); a line holding an infinity or NaN goes through the
+  // pass's pocketfft plan in scratch.
+  static void transform_line_vectors(const TaskLines<T>& r, LineWalker& w, std::int64_t line,
+                                     std::int64_t end) {
+    const auto* s = static_cast<const Cmplx<T>*>(r.src);
+    auto* d = static_cast<Cmplx<T>*>(r.dst);
+    const std::int64_t n = r.pass.n;
+    r.plans.line_vectors->plan.with_kernel(r.forward, [&](auto kernel) {
+      for (; line < end; ++line, w.next()) {
+        const Cmplx<T>* from = s + w.src();
+        Cmplx<T>* to = d + w.dst();
+        if (kernel(from, to, r.fct)) continue;
+        auto* scratch = static_cast<Cmplx<T>*>(r.scratch);
+        std::copy(from, from + n, scratch);
+        const auto& plan =
+            r.plans.complex_groups ? r.plans.complex_groups : r.plans.complex_one_line;
+        const Cmplx<T>* res = plan->engine.exec(scratch, scratch + n, r.fct, r.forward);
+        std::copy(res, res + n, to);
+      }
+    });
   }
 
   // Transforms `groups` SIMD groups of real lines (V is T or a SIMD vector

@@ -12,6 +12,7 @@
 
 #include "cache/plan_cache.h"
 #include "cpu/cpu_plan.h"
+#include "cpu/line_vectors.h"
 #include "cpu/rader.h"
 #include "cpu/short_codelets.h"
 #include "cpu/simd_namespace.h"
@@ -116,6 +117,24 @@ std::shared_ptr<const LinePlan<Engine>> get_line_plan(PlanCache& cache, bool rea
                               " exceeds the supported maximum 2^36");
     return std::make_shared<const LinePlan<Engine>>(static_cast<std::size_t>(n), layout);
   });
+}
+
+// A plan for short contiguous complex lines held each in its own vectors
+// (line_vectors.h).
+template <class T>
+class LineVectorsPlan final : public CachedValue {
+ public:
+  explicit LineVectorsPlan(std::size_t n) : plan(n) {}
+  std::size_t bytes() const override { return sizeof(*this) + plan.footprint(); }
+  const line_vectors::Plan<T> plan;
+};
+
+template <class T>
+std::shared_ptr<const LineVectorsPlan<T>> get_line_vectors_plan(PlanCache& cache,
+                                                                std::int64_t n) {
+  return cache.get<LineVectorsPlan<T>>(
+      PlanKey{plan_family("line_vectors"), {sizeof(T), n}},
+      [&] { return std::make_shared<const LineVectorsPlan<T>>(static_cast<std::size_t>(n)); });
 }
 
 }  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

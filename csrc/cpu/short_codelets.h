@@ -67,6 +67,19 @@ Cmplx<T> forward_root(const ::DUCC0_NAMESPACE::UnityRoots<double, Cmplx<double>>
   return Cmplx<T>(static_cast<T>(w.r), static_cast<T>(-w.i));
 }
 
+// x times w, or times conj(w) for the inverse sign. The stages below take
+// any complex value type with +, - and these two (line_vectors.h has one).
+template <bool fwd, class T, class V>
+Cmplx<V> twiddled(const Cmplx<V>& x, const Cmplx<T>& w) {
+  const T wi = fwd ? w.i : -w.i;
+  return Cmplx<V>(x.r * w.r - x.i * wi, x.r * wi + x.i * w.r);
+}
+// x times -i, or times i for the inverse sign.
+template <bool fwd, class V>
+Cmplx<V> quarter_turn(const Cmplx<V>& x) {
+  return fwd ? Cmplx<V>(x.i, -x.r) : Cmplx<V>(-x.i, x.r);
+}
+
 template <class T>
 class Plan {
  public:
@@ -82,6 +95,8 @@ class Plan {
   // Values of scratch exec needs beside its input.
   std::size_t bufsize() const { return n_; }
   std::size_t footprint() const { return twiddles_.size() * sizeof(Cmplx<T>); }
+  // The twiddles stages<n, 1, ..>() takes.
+  const Cmplx<T>* twiddles() const { return twiddles_.data(); }
 
   // Transforms `in` (n values), using `buf` (n values); returns where the
   // result is (in or buf), scaled by fct.
@@ -97,39 +112,17 @@ class Plan {
     }
   }
 
- private:
-  template <std::size_t n, class V>
-  Cmplx<V>* run(Cmplx<V>* in, Cmplx<V>* buf, T fct, bool fwd) const {
-    static_assert(applies(n) && n <= kMaxLength);
-    Cmplx<V>* out = fwd ? stages<n, 1, true>(in, buf, twiddles_.data())
-                        : stages<n, 1, false>(in, buf, twiddles_.data());
-    if (fct != T(1))
-      for (std::size_t k = 0; k < n; ++k) out[k] = Cmplx<V>(out[k].r * fct, out[k].i * fct);
-    return out;
-  }
-
-  // x times w, or times conj(w) for the inverse sign.
-  template <bool fwd, class V>
-  static Cmplx<V> twiddled(const Cmplx<V>& x, const Cmplx<T>& w) {
-    const T wi = fwd ? w.i : -w.i;
-    return Cmplx<V>(x.r * w.r - x.i * wi, x.r * wi + x.i * w.r);
-  }
-  // x times -i, or times i for the inverse sign.
-  template <bool fwd, class V>
-  static Cmplx<V> quarter_turn(const Cmplx<V>& x) {
-    return fwd ? Cmplx<V>(x.i, -x.r) : Cmplx<V>(-x.i, x.r);
-  }
-
   // The stages of a transform of `length` values spaced `s` apart (s
-  // interleaved transforms, as Stockham's algorithm leaves them): reads x,
-  // writes y, and the next stage swaps them. Returns where the result is.
-  template <std::size_t length, std::size_t s, bool fwd, class V>
-  static Cmplx<V>* stages(Cmplx<V>* x, Cmplx<V>* y, const Cmplx<T>* w) {
+  // interleaved transforms, as Stockham's algorithm leaves them) of complex
+  // values C: reads x, writes y, and the next stage swaps them. Returns where
+  // the result is.
+  template <std::size_t length, std::size_t s, bool fwd, class C>
+  static C* stages(C* x, C* y, const Cmplx<T>* w) {
     if constexpr (length == 1) {
       return x;
     } else if constexpr (length == 2) {
       for (std::size_t q = 0; q < s; ++q) {
-        const Cmplx<V> a = x[q], b = x[q + s];
+        const C a = x[q], b = x[q + s];
         y[q] = a + b;
         y[q + s] = a - b;
       }
@@ -143,14 +136,25 @@ class Plan {
     }
   }
 
+ private:
+  template <std::size_t n, class V>
+  Cmplx<V>* run(Cmplx<V>* in, Cmplx<V>* buf, T fct, bool fwd) const {
+    static_assert(applies(n) && n <= kMaxLength);
+    Cmplx<V>* out = fwd ? stages<n, 1, true>(in, buf, twiddles_.data())
+                        : stages<n, 1, false>(in, buf, twiddles_.data());
+    if (fct != T(1))
+      for (std::size_t k = 0; k < n; ++k) out[k] = Cmplx<V>(out[k].r * fct, out[k].i * fct);
+    return out;
+  }
+
   // Butterfly p of a radix-4 stage with m = length / 4, for each of the s
   // interleaved transforms; p is a constant, so p = 0 multiplies by nothing.
-  template <std::size_t m, std::size_t s, std::size_t p, bool fwd, class V>
-  static void butterflies(const Cmplx<V>* x, Cmplx<V>* y, const Cmplx<T>* w) {
+  template <std::size_t m, std::size_t s, std::size_t p, bool fwd, class C>
+  static void butterflies(const C* x, C* y, const Cmplx<T>* w) {
     for (std::size_t q = 0; q < s; ++q) {
-      const Cmplx<V> a = x[q + s * p], b = x[q + s * (p + m)];
-      const Cmplx<V> c = x[q + s * (p + 2 * m)], d = x[q + s * (p + 3 * m)];
-      const Cmplx<V> t0 = a + c, t1 = a - c, t2 = b + d, t3 = quarter_turn<fwd>(b - d);
+      const C a = x[q + s * p], b = x[q + s * (p + m)];
+      const C c = x[q + s * (p + 2 * m)], d = x[q + s * (p + 3 * m)];
+      const C t0 = a + c, t1 = a - c, t2 = b + d, t3 = quarter_turn<fwd>(b - d);
       y[q + s * 4 * p] = t0 + t2;
       if constexpr (p == 0) {
         y[q + s * (4 * p + 1)] = t1 + t3;

@@ -1,0 +1,223 @@
+// Short contiguous complex lines transformed where they lie, each line held
+// in its own SIMD vectors with its values interleaved (re, im) as in memory:
+// no gather of lines into SIMD lanes and no scatter back (line_kernels.h's
+// way, whose transposes cost more than a short transform).
+//
+// With c complex values per vector, a line of n = m c points is m vectors;
+// lane l of vector a holds point a c + l. The m-point transform runs
+// lane-wise across the vectors (short_codelets.h's stages), lane l of result
+// k1 is multiplied by w_n^(l k1), each block of c vectors is transposed, and a
+// c-point transform across the block leaves c vectors of consecutive outputs:
+// output k1 + m k2 for the block's k1 = b c .. b c + c - 1. Lines holding an
+// infinity or NaN are left to pocketfft, as in short_codelets.h.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "cpu/short_codelets.h"
+#include "cpu/simd_namespace.h"
+#include "ducc0/infra/simd.h"
+#include "ducc0/math/cmplx.h"
+#include "ducc0/math/unity_roots.h"
+
+namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::line_vectors {
+
+using ::DUCC0_NAMESPACE::Cmplx;
+
+// Complex values per vector of this build's SIMD width (0 where a vector
+// holds less than two: nothing here applies).
+template <class T>
+constexpr std::size_t kPerVector = ::DUCC0_NAMESPACE::native_simd<T>::size() / 2;
+
+// c complex values of one line, (re, im) interleaved, in one vector.
+template <class T, std::size_t c>
+struct Pack {
+  using Vector __attribute__((vector_size(2 * c * sizeof(T)))) = T;
+  // The same vector at any address of a T, to load and store lines in place
+  // (a memcpy of a whole vector compiles to 16-byte pieces in GCC's generic
+  // tuning, whose reload as one vector then stalls).
+  using Unaligned __attribute__((vector_size(2 * c * sizeof(T)), aligned(alignof(T)),
+                                 may_alias)) = T;
+  Vector v;
+};
+
+template <class T, std::size_t c>
+Pack<T, c> operator+(const Pack<T, c>& a, const Pack<T, c>& b) { return {a.v + b.v}; }
+template <class T, std::size_t c>
+Pack<T, c> operator-(const Pack<T, c>& a, const Pack<T, c>& b) { return {a.v - b.v}; }
+
+// A vector whose real positions hold `re` and imaginary ones `im`.
+template <class T, std::size_t c>
+typename Pack<T, c>::Vector alternating(T re, T im) {
+  typename Pack<T, c>::Vector v;
+  for (std::size_t j = 0; j < 2 * c; ++j) v[j] = j % 2 == 0 ? re : im;
+  return v;
+}
+
+// Each value with its real and imaginary parts swapped.
+template <class T, std::size_t c>
+typename Pack<T, c>::Vector swapped(const typename Pack<T, c>::Vector& v) {
+  return [&]<std::size_t... j>(std::index_sequence<j...>) {
+    return __builtin_shufflevector(v, v, (j ^ 1)...);
+  }(std::make_index_sequence<2 * c>());
+}
+
+// x times -i, or times i for the inverse sign (short_codelets' stages).
+template <bool fwd, class T, std::size_t c>
+Pack<T, c> quarter_turn(const Pack<T, c>& x) {
+  return {swapped<T, c>(x.v) * alternating<T, c>(fwd ? T(1) : T(-1), fwd ? T(-1) : T(1))};
+}
+// Every value times w, or times conj(w) for the inverse sign.
+template <bool fwd, class T, std::size_t c>
+Pack<T, c> twiddled(const Pack<T, c>& x, const Cmplx<T>& w) {
+  const T wi = fwd ? w.i : -w.i;
+  return {x.v * w.r + swapped<T, c>(x.v) * alternating<T, c>(-wi, wi)};
+}
+
+// Transposes c vectors of c complex values each.
+template <class V>
+void transpose(V (&r)[2]) {
+  const V a = r[0], b = r[1];
+  r[0] = __builtin_shufflevector(a, b, 0, 1, 4, 5);
+  r[1] = __builtin_shufflevector(a, b, 2, 3, 6, 7);
+}
+template <class V>
+void transpose(V (&r)[4]) {
+  const V t0 = __builtin_shufflevector(r[0], r[1], 0, 1, 8, 9, 4, 5, 12, 13);
+  const V t1 = __builtin_shufflevector(r[0], r[1], 2, 3, 10, 11, 6, 7, 14, 15);
+  const V t2 = __builtin_shufflevector(r[2], r[3], 0, 1, 8, 9, 4, 5, 12, 13);
+  const V t3 = __builtin_shufflevector(r[2], r[3], 2, 3, 10, 11, 6, 7, 14, 15);
+  r[0] = __builtin_shufflevector(t0, t2, 0, 1, 2, 3, 8, 9, 10, 11);
+  r[1] = __builtin_shufflevector(t1, t3, 0, 1, 2, 3, 8, 9, 10, 11);
+  r[2] = __builtin_shufflevector(t0, t2, 4, 5, 6, 7, 12, 13, 14, 15);
+  r[3] = __builtin_shufflevector(t1, t3, 4, 5, 6, 7, 12, 13, 14, 15);
+}
+
+// The c-point transform across c packs, value by value.
+template <bool fwd, class T>
+void transform_across(Pack<T, 2> (&r)[2]) {
+  const Pack<T, 2> a = r[0], b = r[1];
+  r[0] = a + b;
+  r[1] = a - b;
+}
+template <bool fwd, class T>
+void transform_across(Pack<T, 4> (&r)[4]) {
+  const Pack<T, 4> t0 = r[0] + r[2], t1 = r[0] - r[2];
+  const Pack<T, 4> t2 = r[1] + r[3], t3 = quarter_turn<fwd>(r[1] - r[3]);
+  r[0] = t0 + t2;
+  r[1] = t1 + t3;
+  r[2] = t0 - t2;
+  r[3] = t1 - t3;
+}
+
+// Lines longer than this go through line_kernels.h.
+constexpr std::size_t kMaxLength = 64;
+
+// Lines of c complex values per vector (2 or 4; the kernels use
+// kPerVector<T>, the tests every c).
+template <class T, std::size_t c = kPerVector<T>>
+class Plan {
+ public:
+  // Whether lines of n points can be transformed this way: a power of two
+  // with at least c vectors (one transposed block) and at most kMaxLength.
+  static constexpr bool applies(std::size_t n) {
+    return (c == 2 || c == 4) && n >= c * c && n <= kMaxLength &&
+           short_codelets::applies(n) && short_codelets::applies(n / c);
+  }
+
+  explicit Plan(std::size_t n) : n_(n), stages_(n / c) {
+    const ::DUCC0_NAMESPACE::UnityRoots<double, Cmplx<double>> roots(n);
+    const std::size_t m = n / c;
+    for (std::size_t k1 = 0; k1 < m; ++k1) {
+      Vector re, im;
+      for (std::size_t l = 0; l < c; ++l) {
+        const Cmplx<T> w = short_codelets::forward_root<T>(roots, l * k1);
+        re[2 * l] = re[2 * l + 1] = w.r;
+        im[2 * l] = -w.i;
+        im[2 * l + 1] = w.i;
+      }
+      lane_roots_.push_back({re, im});
+    }
+  }
+  std::size_t footprint() const {
+    return stages_.footprint() + lane_roots_.size() * sizeof(LaneRoots);
+  }
+
+  // Calls body(kernel) once, with the kernel of this plan's length and the
+  // sign: kernel(in, out, fct) transforms the n values at `in` into `out`
+  // (the same place or one that does not overlap), scaled by fct, and
+  // returns true; or, if a value is not finite, returns false having
+  // written nothing. The loop over lines goes in body, around a call the
+  // compiler can inline.
+  template <class Body>
+  void with_kernel(bool fwd, Body&& body) const {
+    with_length<c * c>(fwd, body);
+  }
+
+ private:
+  using P = Pack<T, (c == 2 || c == 4) ? c : 2>;
+  using Vector = typename P::Vector;
+  // Lane l of vector k1: w_n^(l k1) as (re, re) and (-im, im).
+  struct LaneRoots {
+    Vector re, im;
+  };
+
+  template <std::size_t n, class Body>
+  void with_length(bool fwd, Body& body) const {
+    if constexpr (applies(n)) {
+      if (n_ != n) return with_length<2 * n>(fwd, body);
+      auto kernel = [this]<bool sign>(std::bool_constant<sign>) {
+        return [this](const Cmplx<T>* in, Cmplx<T>* out, T fct) {
+          return run<n, sign>(in, out, fct);
+        };
+      };
+      if (fwd)
+        body(kernel(std::true_type{}));
+      else
+        body(kernel(std::false_type{}));
+    }
+  }
+
+  template <std::size_t n, bool fwd>
+  bool run(const Cmplx<T>* in, Cmplx<T>* out, T fct) const {
+    constexpr std::size_t m = n / c;
+    P x[m], y[m];
+    for (std::size_t a = 0; a < m; ++a)
+      x[a].v = *reinterpret_cast<const typename P::Unaligned*>(in + a * c);
+    P* k = short_codelets::Plan<T>::template stages<m, 1, fwd>(x, y, stages_.twiddles());
+    for (std::size_t k1 = 1; k1 < m; ++k1) {
+      const LaneRoots& w = lane_roots_[k1];
+      const Vector im = fwd ? w.im : -w.im;
+      k[k1].v = k[k1].v * w.re + swapped<T, c>(k[k1].v) * im;
+    }
+    for (std::size_t b = 0; b < m / c; ++b) {
+      Vector block[c];
+      for (std::size_t j = 0; j < c; ++j) block[j] = k[b * c + j].v;
+      transpose(block);
+      P across[c];
+      for (std::size_t j = 0; j < c; ++j) across[j].v = block[j];
+      transform_across<fwd>(across);
+      // Output 0, the sum of all values, is formed by additions alone: it is
+      // finite only if every value is (or the sum overflows, which pocketfft
+      // then computes too). Nothing is stored before this check.
+      if (b == 0) {
+        const Vector zero_if_finite = across[0].v - across[0].v;
+        if (!(zero_if_finite[0] + zero_if_finite[1] == T(0))) return false;
+      }
+      for (std::size_t k2 = 0; k2 < c; ++k2) {
+        *reinterpret_cast<typename P::Unaligned*>(out + m * k2 + b * c) =
+            fct == T(1) ? across[k2].v : across[k2].v * fct;
+      }
+    }
+    return true;
+  }
+
+  std::size_t n_;
+  short_codelets::Plan<T> stages_;  // the m-point transform's twiddles
+  std::vector<LaneRoots> lane_roots_;
+};
+
+}  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::line_vectors
