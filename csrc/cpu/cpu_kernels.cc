@@ -78,9 +78,15 @@ class CpuTransformImpl final : public CpuTransform {
       const CpuPass& pass = plan_.passes[i];
       if (pass.twiddled)
         plans_[i].twiddles = get_four_step_twiddles<T>(cache, *pass.twiddled, pass.lanes);
-      else if (pass.op == LineOp::kComplex && pass.contiguous() &&
-               line_vectors::Plan<T>::applies(static_cast<std::size_t>(pass.n)))
-        plans_[i].line_vectors = get_line_vectors_plan<T>(cache, pass.n);
+      const auto n = static_cast<std::size_t>(pass.n);
+      if (!pass.twiddled && pass.contiguous() && pass.op == LineOp::kComplex &&
+          line_vectors::ComplexLines<T>::applies(n))
+        plans_[i].line_vectors =
+            get_line_vectors_plan<line_vectors::ComplexLines<T>, T>(cache, false, pass.n);
+      if (pass.contiguous() && pass.op == LineOp::kRealToComplex &&
+          line_vectors::RealLines<T>::applies(n))
+        plans_[i].real_line_vectors =
+            get_line_vectors_plan<line_vectors::RealLines<T>, T>(cache, true, pass.n);
       if (half_length_op(pass.op))
         plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.n);
       if (chirp_op(pass.op)) plans_[i].chirp = get_chirp_tables<T>(cache, pass.n, pass.chirp_length);
@@ -205,8 +211,13 @@ class CpuTransformImpl final : public CpuTransform {
       const TaskLines<T> range{pass, plans, src, dst, scratch, fct, pass.forward,
                                pass.last ? stream : Streaming{}};
       std::int64_t line = first;
-      if (plans.line_vectors) {
-        Kernels::transform_line_vectors(range, w, line, end);
+      if (plans.line_vectors || plans.real_line_vectors) {
+        if (plans.line_vectors)
+          Kernels::template transform_line_vectors<Cmplx<T>, Cmplx<T>>(
+              range, plans.line_vectors->plan, w, line, end);
+        else
+          Kernels::template transform_line_vectors<T, Cmplx<T>>(
+              range, plans.real_line_vectors->plan, w, line, end);
         timing.done();
         return;
       }

@@ -43,7 +43,8 @@ struct PassPlans {
   std::shared_ptr<const LinePlan<ComplexEngine<T>>> complex_groups, complex_one_line;
   std::shared_ptr<const LinePlan<RealEngine<T>>> real_groups, real_one_line;
   // Set where the pass's lines are each transformed in their own vectors.
-  std::shared_ptr<const LineVectorsPlan<T>> line_vectors;
+  std::shared_ptr<const LineVectorsPlan<line_vectors::ComplexLines<T>>> line_vectors;
+  std::shared_ptr<const LineVectorsPlan<line_vectors::RealLines<T>>> real_line_vectors;
   std::shared_ptr<const FourStepTwiddles<T>> twiddles;
   std::shared_ptr<const HalfLengthTwiddles<T>> half_length;
   std::shared_ptr<const ChirpTables<T>> chirp;
@@ -79,7 +80,9 @@ class LineKernels {
     const std::int64_t ds = pass.dst_strides[pass.axis];
     const auto* s = static_cast<const Cmplx<T>*>(r.src);
     auto* d = static_cast<Cmplx<T>*>(r.dst);
-    const auto& plan = lanes == 1 ? r.plans.complex_one_line : r.plans.complex_groups;
+    // A pass planned in groups alone runs a lone line with its groups' plan.
+    const auto& plan =
+        lanes == 1 && r.plans.complex_one_line ? r.plans.complex_one_line : r.plans.complex_groups;
     auto* scratch = static_cast<Cmplx<V>*>(r.scratch);
     const std::size_t stride = pass.group_scratch;
     alignas(64) T re[lanes], im[lanes];
@@ -161,24 +164,22 @@ class LineKernels {
   }
 
   // Transforms lines [line, end) where they lie, each in its own vectors
-  // (line_vectors.h); a line holding an infinity or NaN goes through the
-  // pass's pocketfft plan in scratch.
-  static void transform_line_vectors(const TaskLines<T>& r, LineWalker& w, std::int64_t line,
-                                     std::int64_t end) {
-    const auto* s = static_cast<const Cmplx<T>*>(r.src);
-    auto* d = static_cast<Cmplx<T>*>(r.dst);
-    const std::int64_t n = r.pass.n;
-    r.plans.line_vectors->plan.with_kernel(r.forward, [&](auto kernel) {
+  // (line_vectors.h: complex lines From = To = Cmplx<T>, real to complex
+  // From = T); a line holding an infinity or NaN goes through pocketfft as a
+  // lone line.
+  template <class From, class To, class Plan>
+  static void transform_line_vectors(const TaskLines<T>& r, const Plan& plan, LineWalker& w,
+                                     std::int64_t line, std::int64_t end) {
+    const auto* s = static_cast<const From*>(r.src);
+    auto* d = static_cast<To*>(r.dst);
+    plan.with_kernel(r.forward, [&](auto kernel) {
       for (; line < end; ++line, w.next()) {
-        const Cmplx<T>* from = s + w.src();
-        Cmplx<T>* to = d + w.dst();
-        if (kernel(from, to, r.fct)) continue;
-        auto* scratch = static_cast<Cmplx<T>*>(r.scratch);
-        std::copy(from, from + n, scratch);
-        const auto& plan =
-            r.plans.complex_groups ? r.plans.complex_groups : r.plans.complex_one_line;
-        const Cmplx<T>* res = plan->engine.exec(scratch, scratch + n, r.fct, r.forward);
-        std::copy(res, res + n, to);
+        const std::int64_t from = w.src(), to = w.dst();
+        if (kernel(s + from, d + to, r.fct)) continue;
+        if constexpr (std::is_same_v<From, T>)
+          transform_real<T, 1>(r, 1, &from, &to);
+        else
+          transform_complex<T, 1>(r, line, 1, &from, &to);
       }
     });
   }
@@ -198,7 +199,8 @@ class LineKernels {
     const std::int64_t ss = pass.src_strides[pass.axis];
     const std::int64_t ds = pass.dst_strides[pass.axis];
     alignas(64) T re[lanes], im[lanes];
-    const auto& plan = lanes == 1 ? r.plans.real_one_line : r.plans.real_groups;
+    const auto& plan =
+        lanes == 1 && r.plans.real_one_line ? r.plans.real_one_line : r.plans.real_groups;
     // pocketfft's real layout ("halfcomplex"): r0, r1, i1, r2, i2, ... [, r_{n/2}].
     V* line[kMaxBunch];  // group_scratch counts complex vectors, two V each
     for (std::size_t g = 0; g < groups; ++g)

@@ -119,22 +119,22 @@ std::shared_ptr<const LinePlan<Engine>> get_line_plan(PlanCache& cache, bool rea
   });
 }
 
-// A plan for short contiguous complex lines held each in its own vectors
-// (line_vectors.h).
-template <class T>
+// A plan for short contiguous lines held each in its own vectors
+// (line_vectors.h): ComplexLines or RealLines.
+template <class Plan>
 class LineVectorsPlan final : public CachedValue {
  public:
   explicit LineVectorsPlan(std::size_t n) : plan(n) {}
   std::size_t bytes() const override { return sizeof(*this) + plan.footprint(); }
-  const line_vectors::Plan<T> plan;
+  const Plan plan;
 };
 
-template <class T>
-std::shared_ptr<const LineVectorsPlan<T>> get_line_vectors_plan(PlanCache& cache,
-                                                                std::int64_t n) {
-  return cache.get<LineVectorsPlan<T>>(
-      PlanKey{plan_family("line_vectors"), {sizeof(T), n}},
-      [&] { return std::make_shared<const LineVectorsPlan<T>>(static_cast<std::size_t>(n)); });
+template <class Plan, class T>
+std::shared_ptr<const LineVectorsPlan<Plan>> get_line_vectors_plan(PlanCache& cache, bool real,
+                                                                   std::int64_t n) {
+  return cache.get<LineVectorsPlan<Plan>>(
+      PlanKey{plan_family("line_vectors"), {sizeof(T), real ? 1 : 0, n}},
+      [&] { return std::make_shared<const LineVectorsPlan<Plan>>(static_cast<std::size_t>(n)); });
 }
 
 }  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

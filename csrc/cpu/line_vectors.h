@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -146,6 +147,19 @@ class Plan {
     return stages_.footprint() + lane_roots_.size() * sizeof(LaneRoots);
   }
 
+  // c complex values of one line, interleaved, in one vector.
+  using P = Pack<T, (c == 2 || c == 4) ? c : 2>;
+
+  // Calls body(std::integral_constant<std::size_t, n>{}) with n = length,
+  // a length applies() accepts.
+  template <class Body, std::size_t n = c * c>
+  static void with_length(std::size_t length, Body&& body) {
+    if constexpr (applies(n)) {
+      if (length != n) return with_length<Body, 2 * n>(length, std::forward<Body>(body));
+      body(std::integral_constant<std::size_t, n>{});
+    }
+  }
+
   // Calls body(kernel) once, with the kernel of this plan's length and the
   // sign: kernel(in, out, fct) transforms the n values at `in` into `out`
   // (the same place or one that does not overlap), scaled by fct, and
@@ -154,35 +168,30 @@ class Plan {
   // compiler can inline.
   template <class Body>
   void with_kernel(bool fwd, Body&& body) const {
-    with_length<c * c>(fwd, body);
-  }
-
- private:
-  using P = Pack<T, (c == 2 || c == 4) ? c : 2>;
-  using Vector = typename P::Vector;
-  // Lane l of vector k1: w_n^(l k1) as (re, re) and (-im, im).
-  struct LaneRoots {
-    Vector re, im;
-  };
-
-  template <std::size_t n, class Body>
-  void with_length(bool fwd, Body& body) const {
-    if constexpr (applies(n)) {
-      if (n_ != n) return with_length<2 * n>(fwd, body);
+    with_length(n_, [&](auto length) {
+      constexpr std::size_t n = decltype(length)::value;
       auto kernel = [this]<bool sign>(std::bool_constant<sign>) {
         return [this](const Cmplx<T>* in, Cmplx<T>* out, T fct) {
-          return run<n, sign>(in, out, fct);
+          P z[n / c];
+          if (!transform<n, sign>(in, z)) return false;
+          for (std::size_t q = 0; q < n / c; ++q)
+            *reinterpret_cast<typename P::Unaligned*>(out + q * c) =
+                fct == T(1) ? z[q].v : z[q].v * fct;
+          return true;
         };
       };
       if (fwd)
         body(kernel(std::true_type{}));
       else
         body(kernel(std::false_type{}));
-    }
+    });
   }
 
+  // The unscaled transform of the n values at `in` (n this plan's length),
+  // into z: z[q] holds outputs q c .. q c + c - 1. False if a value is not
+  // finite.
   template <std::size_t n, bool fwd>
-  bool run(const Cmplx<T>* in, Cmplx<T>* out, T fct) const {
+  bool transform(const Cmplx<T>* in, P (&z)[n / c]) const {
     constexpr std::size_t m = n / c;
     P x[m], y[m];
     for (std::size_t a = 0; a < m; ++a)
@@ -202,22 +211,155 @@ class Plan {
       transform_across<fwd>(across);
       // Output 0, the sum of all values, is formed by additions alone: it is
       // finite only if every value is (or the sum overflows, which pocketfft
-      // then computes too). Nothing is stored before this check.
+      // then computes too).
       if (b == 0) {
         const Vector zero_if_finite = across[0].v - across[0].v;
         if (!(zero_if_finite[0] + zero_if_finite[1] == T(0))) return false;
       }
-      for (std::size_t k2 = 0; k2 < c; ++k2) {
-        *reinterpret_cast<typename P::Unaligned*>(out + m * k2 + b * c) =
-            fct == T(1) ? across[k2].v : across[k2].v * fct;
-      }
+      for (std::size_t k2 = 0; k2 < c; ++k2) z[k2 * (m / c) + b] = across[k2];
     }
     return true;
   }
+
+ private:
+  using Vector = typename P::Vector;
+  // Lane l of vector k1: w_n^(l k1) as (re, re) and (-im, im).
+  struct LaneRoots {
+    Vector re, im;
+  };
 
   std::size_t n_;
   short_codelets::Plan<T> stages_;  // the m-point transform's twiddles
   std::vector<LaneRoots> lane_roots_;
 };
+
+// A real line of n = 2h points as the complex transform of its h value
+// pairs z[j] = x[2j] + i x[2j + 1] (the line as it lies, read as complex),
+// then X[k] = (Z[k] + conj Z[h-k]) / 2 - i w^k (Z[k] - conj Z[h-k]) / 2 for
+// k = 0 .. h, w = exp(-2 pi i / n), Z[h] = Z[0]: the h + 1 outputs of numpy's
+// rfft, stored as complex values.
+template <class T, std::size_t c = kPerVector<T>>
+class RealPlan {
+  using Half = Plan<T, c>;
+  using P = typename Half::P;
+  using Vector = typename P::Vector;
+
+ public:
+  static constexpr bool applies(std::size_t n) { return n % 2 == 0 && Half::applies(n / 2); }
+
+  explicit RealPlan(std::size_t n) : n_(n), half_(n / 2) {
+    const ::DUCC0_NAMESPACE::UnityRoots<double, Cmplx<double>> roots(n);
+    for (std::size_t q = 0; q < n / 2 / c; ++q) {
+      Vector re, im;
+      for (std::size_t l = 0; l < c; ++l) {
+        const Cmplx<T> w = short_codelets::forward_root<T>(roots, q * c + l);
+        re[2 * l] = re[2 * l + 1] = w.r;
+        im[2 * l] = -w.i;
+        im[2 * l + 1] = w.i;
+      }
+      roots_.push_back({re, im});
+    }
+  }
+  std::size_t footprint() const { return half_.footprint() + roots_.size() * sizeof(Roots); }
+
+  // As Plan::with_kernel, for kernel(in, out, fct): the n real values at
+  // `in` to the h + 1 complex values at `out` (not overlapping them), scaled
+  // by fct; the inverse sign gives their conjugates.
+  template <class Body>
+  void with_kernel(bool fwd, Body&& body) const {
+    Half::with_length(n_ / 2, [&](auto length) {
+      constexpr std::size_t h = decltype(length)::value;
+      auto kernel = [this]<bool sign>(std::bool_constant<sign>) {
+        return [this](const T* in, Cmplx<T>* out, T fct) { return run<h, sign>(in, out, fct); };
+      };
+      if (fwd)
+        body(kernel(std::true_type{}));
+      else
+        body(kernel(std::false_type{}));
+    });
+  }
+
+ private:
+  // w^k of the k of pack q, as (re, re) and (-im, im).
+  struct Roots {
+    Vector re, im;
+  };
+
+  // Z[h - k] for the k of pack q, from the packs it straddles: Z[h - q c]
+  // (pack (H - q) mod H, value 0) then Z[h - q c - 1] down to
+  // Z[h - q c - c + 1] (pack H - q - 1, values c - 1 down to 1).
+  static Vector mirrored(const Vector& first, const Vector& rest) {
+    if constexpr (c == 2)
+      return __builtin_shufflevector(first, rest, 0, 1, 6, 7);
+    else
+      return __builtin_shufflevector(first, rest, 0, 1, 14, 15, 12, 13, 10, 11);
+  }
+
+  template <std::size_t h, bool fwd>
+  bool run(const T* in, Cmplx<T>* out, T fct) const {
+    constexpr std::size_t packs = h / c;
+    P z[packs];
+    if (!half_.template transform<h, true>(reinterpret_cast<const Cmplx<T>*>(in), z))
+      return false;
+    const Vector conjugate = alternating<T, c>(T(1), T(-1));
+    const T half_fct = fct / 2;
+    for (std::size_t q = 0; q < packs; ++q) {
+      const Vector a = z[q].v;
+      const Vector b = mirrored(z[(packs - q) % packs].v, z[packs - 1 - q].v) * conjugate;
+      const Vector sum = a + b, difference = a - b;
+      // -i w^k (Z[k] - conj Z[h-k]): the product with w, then a quarter turn.
+      const Vector turned =
+          difference * roots_[q].re + swapped<T, c>(difference) * roots_[q].im;
+      Vector x = (sum + quarter_turn<true>(P{turned}).v) * half_fct;
+      if constexpr (!fwd) x *= conjugate;
+      *reinterpret_cast<typename P::Unaligned*>(out + q * c) = x;
+    }
+    // X[h] = Re Z[0] - Im Z[0].
+    out[h] = Cmplx<T>((z[0].v[0] - z[0].v[1]) * fct, T(0));
+    return true;
+  }
+
+  std::size_t n_;
+  Half half_;
+  std::vector<Roots> roots_;
+};
+
+// Plans of one kind (Plan or RealPlan) at this build's SIMD width, or at half
+// of it for lines too short for a whole transposed block: float32 lines of 4
+// and 8 points on AVX2 are vectors of 2 complex values.
+template <class T, template <class, std::size_t> class Kind,
+          std::size_t kWide = kPerVector<T>>
+class Widest {
+  static constexpr std::size_t kNarrow = kWide / 2 >= 2 ? kWide / 2 : kWide;
+
+ public:
+  static constexpr bool applies(std::size_t n) {
+    return Kind<T, kWide>::applies(n) || Kind<T, kNarrow>::applies(n);
+  }
+  explicit Widest(std::size_t n) {
+    if (Kind<T, kWide>::applies(n))
+      wide_.emplace(n);
+    else
+      narrow_.emplace(n);
+  }
+  std::size_t footprint() const { return wide_ ? wide_->footprint() : narrow_->footprint(); }
+  // As the kind's with_kernel.
+  template <class Body>
+  void with_kernel(bool fwd, Body&& body) const {
+    if (wide_)
+      wide_->with_kernel(fwd, body);
+    else
+      narrow_->with_kernel(fwd, body);
+  }
+
+ private:
+  std::optional<Kind<T, kWide>> wide_;
+  std::optional<Kind<T, kNarrow>> narrow_;
+};
+
+template <class T>
+using ComplexLines = Widest<T, Plan>;
+template <class T>
+using RealLines = Widest<T, RealPlan>;
 
 }  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::line_vectors
