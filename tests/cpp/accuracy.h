@@ -44,4 +44,17 @@ inline double relative_error(const std::vector<std::complex<double>>& got,
   return norm == 0 ? std::sqrt(diff) : std::sqrt(diff / norm);
 }
 
+// The DFT of x in double, by its definition: exp(-+2 pi i jk / n) for the
+// forward and inverse signs, each term times `scale`.
+inline std::vector<std::complex<double>> reference_dft(const std::vector<std::complex<double>>& x,
+                                                       bool forward, double scale) {
+  const std::size_t n = x.size();
+  const double sign = forward ? -1.0 : 1.0;
+  std::vector<std::complex<double>> y(n);
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t j = 0; j < n; ++j)
+      y[k] += x[j] * std::polar(scale, sign * 2 * M_PI * double(j * k % n) / double(n));
+  return y;
+}
+
 }  // namespace test_support

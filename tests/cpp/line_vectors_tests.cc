@@ -16,21 +16,12 @@
 using namespace jax_apple_fft;
 using namespace jax_apple_fft::JAX_APPLE_FFT_SIMD;  // the kernel header tested directly
 using test_support::expect;
+using test_support::reference_dft;
 
 namespace {
 
 using cd = std::complex<double>;
 using ::DUCC0_NAMESPACE::Cmplx;
-
-std::vector<cd> dft(const std::vector<cd>& x, bool forward, double scale) {
-  const std::size_t n = x.size();
-  const double sign = forward ? -1.0 : 1.0;
-  std::vector<cd> y(n);
-  for (std::size_t k = 0; k < n; ++k)
-    for (std::size_t j = 0; j < n; ++j)
-      y[k] += x[j] * std::polar(scale, sign * 2 * M_PI * double(j * k % n) / double(n));
-  return y;
-}
 
 template <class T, std::size_t c>
 void check_length(std::size_t n, bool forward, T scale, bool in_place, std::mt19937& random) {
@@ -48,9 +39,10 @@ void check_length(std::size_t n, bool forward, T scale, bool in_place, std::mt19
   expect(done, "finite line transformed");
   std::vector<cd> got(n);
   for (std::size_t i = 0; i < n; ++i) got[i] = cd(to[i].r, to[i].i);
-  const double error = test_support::relative_error(got, dft(line, forward, scale));
+  const double error = test_support::relative_error(got, reference_dft(line, forward, scale));
   expect(error < test_support::error_bound<T>(static_cast<std::int64_t>(n)),
-         "n " + std::to_string(n) + " c " + std::to_string(c) + (forward ? " forward" : " inverse") +
+         "n " + std::to_string(n) + " c " + std::to_string(c) +
+             (forward ? " forward" : " inverse") +
              (in_place ? " in place" : "") + ": error " + std::to_string(error));
 }
 
@@ -83,7 +75,7 @@ void check_real_length(std::size_t n, bool forward, T scale, std::mt19937& rando
   bool done = false;
   plan.with_kernel(forward, [&](auto kernel) { done = kernel(in.data(), out.data(), scale); });
   expect(done, "finite real line transformed");
-  std::vector<cd> want = dft(line, forward, scale), got;
+  std::vector<cd> want = reference_dft(line, forward, scale), got;
   want.resize(n / 2 + 1);
   for (const auto& v : out) got.emplace_back(v.r, v.i);
   const double error = test_support::relative_error(got, want);
@@ -103,7 +95,8 @@ void check_every_real_length() {
   for (std::size_t n = 2 * c * c; n <= 2 * line_vectors::kMaxLength; n *= 2) {
     expect(Plan::applies(n), "applies to real " + std::to_string(n));
     for (bool forward : {true, false})
-      for (T scale : {T(1), T(1) / static_cast<T>(n)}) check_real_length<T, c>(n, forward, scale, random);
+      for (T scale : {T(1), T(1) / static_cast<T>(n)})
+        check_real_length<T, c>(n, forward, scale, random);
   }
 }
 
@@ -145,7 +138,8 @@ void test_line_vectors_refuse_non_finite_lines() {
     values[at] = std::nanf("");
     std::vector<Cmplx<float>> spectrum(n + 1, Cmplx<float>(7.f, 7.f));
     done = true;
-    real_plan.with_kernel(true, [&](auto kernel) { done = kernel(values.data(), spectrum.data(), 1.f); });
+    real_plan.with_kernel(true,
+                          [&](auto kernel) { done = kernel(values.data(), spectrum.data(), 1.f); });
     expect(!done, "real line with a NaN at " + std::to_string(at) + " refused");
     for (const auto& v : spectrum) expect(v.r == 7.f && v.i == 7.f, "nothing written");
   }
@@ -173,11 +167,12 @@ void test_widest_plans_cover_the_short_lengths() {
     Complex(n).with_kernel(true, [&](auto kernel) { done = kernel(in.data(), out.data(), 1.f); });
     std::vector<cd> got(n);
     for (std::size_t i = 0; i < n; ++i) got[i] = cd(out[i].r, out[i].i);
-    expect(done && test_support::relative_error(got, dft(line, true, 1.0)) <
+    expect(done && test_support::relative_error(got, reference_dft(line, true, 1.0)) <
                        test_support::error_bound<float>(static_cast<std::int64_t>(n)),
            "complex " + std::to_string(n));
-    Real(2 * n).with_kernel(true, [&](auto kernel) { done = kernel(real.data(), out.data(), 1.f); });
-    std::vector<cd> want = dft(real_line, true, 1.0);
+    Real(2 * n).with_kernel(true,
+                            [&](auto kernel) { done = kernel(real.data(), out.data(), 1.f); });
+    std::vector<cd> want = reference_dft(real_line, true, 1.0);
     want.resize(n + 1);
     got.clear();
     for (std::size_t i = 0; i <= n; ++i) got.emplace_back(out[i].r, out[i].i);

@@ -16,20 +16,11 @@
 using namespace jax_apple_fft;
 using namespace jax_apple_fft::JAX_APPLE_FFT_SIMD;  // the kernel header tested directly
 using test_support::expect;
+using test_support::reference_dft;
 
 namespace {
 
 using cd = std::complex<double>;
-
-std::vector<cd> dft(const std::vector<cd>& x, bool forward, double scale) {
-  const std::size_t n = x.size();
-  const double sign = forward ? -1.0 : 1.0;
-  std::vector<cd> y(n);
-  for (std::size_t k = 0; k < n; ++k)
-    for (std::size_t j = 0; j < n; ++j)
-      y[k] += x[j] * std::polar(scale, sign * 2 * M_PI * double(j * k % n) / double(n));
-  return y;
-}
 
 // Lane j of line element i is random, different in every lane.
 template <class T, std::size_t lanes>
@@ -59,7 +50,7 @@ void check_length(std::size_t n, bool forward, T scale, std::mt19937& random) {
       if constexpr (lanes == 1) got[i] = cd(out[i].r, out[i].i);
       else got[i] = cd(out[i].r[j], out[i].i[j]);
     }
-    const double error = test_support::relative_error(got, dft(lines[j], forward, scale));
+    const double error = test_support::relative_error(got, reference_dft(lines[j], forward, scale));
     expect(error < test_support::error_bound<T>(static_cast<std::int64_t>(n)),
            "n " + std::to_string(n) + (forward ? " forward" : " inverse") + " lanes " +
                std::to_string(lanes) + " lane " + std::to_string(j) + ": error " +
@@ -93,7 +84,7 @@ void check_real_length(std::size_t n, bool forward, T scale, std::mt19937& rando
     std::vector<cd> got, want;
     if (forward) {
       std::vector<cd> x(values[j].begin(), values[j].end());
-      want = dft(x, true, scale);
+      want = reference_dft(x, true, scale);
       want.resize(h + 1);
       got.push_back(lane(0, j));
       for (std::size_t k = 1; k < h; ++k) got.emplace_back(lane(2 * k - 1, j), lane(2 * k, j));
@@ -107,7 +98,7 @@ void check_real_length(std::size_t n, bool forward, T scale, std::mt19937& rando
         spectrum[k] = cd(values[j][2 * k - 1], values[j][2 * k]);
         spectrum[n - k] = std::conj(spectrum[k]);
       }
-      want = dft(spectrum, false, scale);
+      want = reference_dft(spectrum, false, scale);
       for (std::size_t i = 0; i < n; ++i) got.push_back(lane(i, j));
     }
     const double error = test_support::relative_error(got, want);
