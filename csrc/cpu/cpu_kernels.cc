@@ -78,15 +78,13 @@ class CpuTransformImpl final : public CpuTransform {
       const CpuPass& pass = plan_.passes[i];
       if (pass.twiddled)
         plans_[i].twiddles = get_four_step_twiddles<T>(cache, *pass.twiddled, pass.lanes);
-      const auto n = static_cast<std::size_t>(pass.n);
-      if (!pass.twiddled && pass.contiguous() && pass.op == LineOp::kComplex &&
-          line_vectors::ComplexLines<T>::applies(n))
-        plans_[i].line_vectors =
-            get_line_vectors_plan<line_vectors::ComplexLines<T>, T>(cache, false, pass.n);
-      if (pass.contiguous() && pass.op == LineOp::kRealToComplex &&
-          line_vectors::RealLines<T>::applies(n))
-        plans_[i].real_line_vectors =
-            get_line_vectors_plan<line_vectors::RealLines<T>, T>(cache, true, pass.n);
+      PassPlans<T>& p = plans_[i];
+      const auto& complex_plan = p.complex_groups ? p.complex_groups : p.complex_one_line;
+      if (complex_plan && !pass.twiddled && pass.contiguous() && pass.op == LineOp::kComplex)
+        p.line_vectors = complex_plan->engine.vectors();
+      const auto& real_plan = p.real_groups ? p.real_groups : p.real_one_line;
+      if (real_plan && pass.contiguous() && pass.op == LineOp::kRealToComplex)
+        p.real_line_vectors = real_plan->engine.vectors();
       if (half_length_op(pass.op))
         plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.n);
       if (chirp_op(pass.op)) plans_[i].chirp = get_chirp_tables<T>(cache, pass.n, pass.chirp_length);
@@ -213,11 +211,11 @@ class CpuTransformImpl final : public CpuTransform {
       std::int64_t line = first;
       if (plans.line_vectors || plans.real_line_vectors) {
         if (plans.line_vectors)
-          Kernels::template transform_line_vectors<Cmplx<T>, Cmplx<T>>(
-              range, plans.line_vectors->plan, w, line, end);
+          Kernels::template transform_line_vectors<Cmplx<T>, Cmplx<T>>(range, *plans.line_vectors,
+                                                                       w, line, end);
         else
-          Kernels::template transform_line_vectors<T, Cmplx<T>>(
-              range, plans.real_line_vectors->plan, w, line, end);
+          Kernels::template transform_line_vectors<T, Cmplx<T>>(range, *plans.real_line_vectors,
+                                                                w, line, end);
         timing.done();
         return;
       }

@@ -42,9 +42,10 @@ struct PassPlans {
   // Plans for whole SIMD groups, and for lines one at a time.
   std::shared_ptr<const LinePlan<ComplexEngine<T>>> complex_groups, complex_one_line;
   std::shared_ptr<const LinePlan<RealEngine<T>>> real_groups, real_one_line;
-  // Set where the pass's lines are each transformed in their own vectors.
-  std::shared_ptr<const LineVectorsPlan<line_vectors::ComplexLines<T>>> line_vectors;
-  std::shared_ptr<const LineVectorsPlan<line_vectors::RealLines<T>>> real_line_vectors;
+  // Set where the pass's lines are each transformed in their own vectors:
+  // the plans inside the line plans above.
+  const line_vectors::ComplexLines<T>* line_vectors = nullptr;
+  const line_vectors::RealLines<T>* real_line_vectors = nullptr;
   std::shared_ptr<const FourStepTwiddles<T>> twiddles;
   std::shared_ptr<const HalfLengthTwiddles<T>> half_length;
   std::shared_ptr<const ChirpTables<T>> chirp;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "cache/plan_cache.h"
 #include "cpu/cpu_plan.h"
@@ -41,9 +42,15 @@ inline bool vectorised_in_line(LineLayout layout) {
 template <class T, class Pocketfft, bool kReal>
 class LineEngine {
  public:
+  // Contiguous lines of this length held each in its own vectors
+  // (line_vectors.h): complex lines, or real ones into complex outputs.
+  using Vectors =
+      std::conditional_t<kReal, line_vectors::RealLines<T>, line_vectors::ComplexLines<T>>;
+
   LineEngine(std::size_t n, LineLayout layout) : n_(n) {
     if (!kReal && short_codelets::applies(n)) codelet_.emplace(n);
     if (kReal && short_codelets::applies_real(n)) real_codelet_.emplace(n);
+    if (Vectors::applies(n)) vectors_.emplace(n);
     if (prime_lengths::takes_rader(n))
       rader_.emplace(n, kReal);
     else
@@ -60,8 +67,11 @@ class LineEngine {
     std::size_t bytes = rader_ ? rader_->footprint() : pocketfft_->footprint();
     if (codelet_) bytes += codelet_->footprint();
     if (real_codelet_) bytes += real_codelet_->footprint();
+    if (vectors_) bytes += vectors_->footprint();
     return bytes;
   }
+  // The plan for lines in their own vectors, where the length has one.
+  const Vectors* vectors() const { return vectors_ ? &*vectors_ : nullptr; }
   template <class D>
   D* exec(D* in, D* buf, T fct, bool fwd) const {
     if constexpr (kReal) {
@@ -84,6 +94,7 @@ class LineEngine {
   std::optional<rader::Plan<T>> rader_;
   std::optional<short_codelets::Plan<T>> codelet_;
   std::optional<short_codelets::RealPlan<T>> real_codelet_;
+  std::optional<Vectors> vectors_;
 };
 
 template <class T>
@@ -117,24 +128,6 @@ std::shared_ptr<const LinePlan<Engine>> get_line_plan(PlanCache& cache, bool rea
                               " exceeds the supported maximum 2^36");
     return std::make_shared<const LinePlan<Engine>>(static_cast<std::size_t>(n), layout);
   });
-}
-
-// A plan for short contiguous lines held each in its own vectors
-// (line_vectors.h): ComplexLines or RealLines.
-template <class Plan>
-class LineVectorsPlan final : public CachedValue {
- public:
-  explicit LineVectorsPlan(std::size_t n) : plan(n) {}
-  std::size_t bytes() const override { return sizeof(*this) + plan.footprint(); }
-  const Plan plan;
-};
-
-template <class Plan, class T>
-std::shared_ptr<const LineVectorsPlan<Plan>> get_line_vectors_plan(PlanCache& cache, bool real,
-                                                                   std::int64_t n) {
-  return cache.get<LineVectorsPlan<Plan>>(
-      PlanKey{plan_family("line_vectors"), {sizeof(T), real ? 1 : 0, n}},
-      [&] { return std::make_shared<const LineVectorsPlan<Plan>>(static_cast<std::size_t>(n)); });
 }
 
 }  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD
