@@ -28,14 +28,15 @@ namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::line_vectors {
 
 using ::DUCC0_NAMESPACE::Cmplx;
 
-// Complex values per vector of this build's SIMD width (0 where a vector
-// holds less than two: nothing here applies).
+// Complex values per vector of this build's SIMD width (below 2, as for
+// float64 on NEON, nothing here applies).
 template <class T>
 constexpr std::size_t kPerVector = ::DUCC0_NAMESPACE::native_simd<T>::size() / 2;
 
 // c complex values of one line, (re, im) interleaved, in one vector.
 template <class T, std::size_t c>
 struct Pack {
+  static constexpr std::size_t kValues = c;
   using Vector __attribute__((vector_size(2 * c * sizeof(T)))) = T;
   // The same vector at any address of a T, to load and store lines in place
   // (a memcpy of a whole vector compiles to 16-byte pieces in GCC's generic
@@ -76,6 +77,40 @@ template <bool fwd, class T, std::size_t c>
 Pack<T, c> twiddled(const Pack<T, c>& x, const Cmplx<T>& w) {
   const T wi = fwd ? w.i : -w.i;
   return {x.v * w.r + swapped<T, c>(x.v) * alternating<T, c>(-wi, wi)};
+}
+
+// A root of unity per value of a pack, as (re, re) and (-im, im): the
+// forward root w of lane l is exp(-2 pi i index(l) / n).
+template <class T, std::size_t c>
+struct LaneRoots {
+  using Vector = typename Pack<T, c>::Vector;
+  Vector re, im;
+
+  template <class Index>
+  LaneRoots(const ::DUCC0_NAMESPACE::UnityRoots<double, Cmplx<double>>& roots, Index index) {
+    for (std::size_t l = 0; l < c; ++l) {
+      const Cmplx<T> w = short_codelets::forward_root<T>(roots, index(l));
+      re[2 * l] = re[2 * l + 1] = w.r;
+      im[2 * l] = -w.i;
+      im[2 * l + 1] = w.i;
+    }
+  }
+  // Each value of x times its lane's root, or its conjugate for the inverse
+  // sign.
+  template <bool fwd>
+  Vector times(const Vector& x) const {
+    return x * re + swapped<T, c>(x) * (fwd ? im : -im);
+  }
+};
+
+// Calls body(make(std::bool_constant<fwd>{})): the kernel `make` builds for
+// the sign, a constant inside it.
+template <class Body, class Make>
+void with_sign(bool fwd, Body& body, Make make) {
+  if (fwd)
+    body(make(std::true_type{}));
+  else
+    body(make(std::false_type{}));
 }
 
 // Transposes c vectors of c complex values each.
@@ -131,20 +166,11 @@ class Plan {
 
   explicit Plan(std::size_t n) : n_(n), stages_(n / c) {
     const ::DUCC0_NAMESPACE::UnityRoots<double, Cmplx<double>> roots(n);
-    const std::size_t m = n / c;
-    for (std::size_t k1 = 0; k1 < m; ++k1) {
-      Vector re, im;
-      for (std::size_t l = 0; l < c; ++l) {
-        const Cmplx<T> w = short_codelets::forward_root<T>(roots, l * k1);
-        re[2 * l] = re[2 * l + 1] = w.r;
-        im[2 * l] = -w.i;
-        im[2 * l + 1] = w.i;
-      }
-      lane_roots_.push_back({re, im});
-    }
+    for (std::size_t k1 = 0; k1 < n / c; ++k1)
+      lane_roots_.emplace_back(roots, [k1](std::size_t l) { return l * k1; });
   }
   std::size_t footprint() const {
-    return stages_.footprint() + lane_roots_.size() * sizeof(LaneRoots);
+    return stages_.footprint() + lane_roots_.size() * sizeof(Roots);
   }
 
   // c complex values of one line, interleaved, in one vector.
@@ -168,22 +194,15 @@ class Plan {
   // compiler can inline.
   template <class Body>
   void with_kernel(bool fwd, Body&& body) const {
+    // The length is a type, not a constexpr local: an inner lambda may name
+    // a type without capturing it (clang refuses the local).
     with_length(n_, [&](auto length) {
-      constexpr std::size_t n = decltype(length)::value;
-      auto kernel = [this]<bool sign>(std::bool_constant<sign>) {
+      using Length = decltype(length);
+      with_sign(fwd, body, [this]<bool sign>(std::bool_constant<sign>) {
         return [this](const Cmplx<T>* in, Cmplx<T>* out, T fct) {
-          P z[n / c];
-          if (!transform<n, sign>(in, z)) return false;
-          for (std::size_t q = 0; q < n / c; ++q)
-            *reinterpret_cast<typename P::Unaligned*>(out + q * c) =
-                fct == T(1) ? z[q].v : z[q].v * fct;
-          return true;
+          return run<Length::value, sign>(in, out, fct);
         };
-      };
-      if (fwd)
-        body(kernel(std::true_type{}));
-      else
-        body(kernel(std::false_type{}));
+      });
     });
   }
 
@@ -197,11 +216,7 @@ class Plan {
     for (std::size_t a = 0; a < m; ++a)
       x[a].v = *reinterpret_cast<const typename P::Unaligned*>(in + a * c);
     P* k = short_codelets::Plan<T>::template stages<m, 1, fwd>(x, y, stages_.twiddles());
-    for (std::size_t k1 = 1; k1 < m; ++k1) {
-      const LaneRoots& w = lane_roots_[k1];
-      const Vector im = fwd ? w.im : -w.im;
-      k[k1].v = k[k1].v * w.re + swapped<T, c>(k[k1].v) * im;
-    }
+    for (std::size_t k1 = 1; k1 < m; ++k1) k[k1].v = lane_roots_[k1].template times<fwd>(k[k1].v);
     for (std::size_t b = 0; b < m / c; ++b) {
       Vector block[c];
       for (std::size_t j = 0; j < c; ++j) block[j] = k[b * c + j].v;
@@ -223,14 +238,20 @@ class Plan {
 
  private:
   using Vector = typename P::Vector;
-  // Lane l of vector k1: w_n^(l k1) as (re, re) and (-im, im).
-  struct LaneRoots {
-    Vector re, im;
-  };
+  using Roots = LaneRoots<T, P::kValues>;
+
+  template <std::size_t n, bool fwd>
+  bool run(const Cmplx<T>* in, Cmplx<T>* out, T fct) const {
+    P z[n / c];
+    if (!transform<n, fwd>(in, z)) return false;
+    for (std::size_t q = 0; q < n / c; ++q)
+      *reinterpret_cast<typename P::Unaligned*>(out + q * c) = fct == T(1) ? z[q].v : z[q].v * fct;
+    return true;
+  }
 
   std::size_t n_;
   short_codelets::Plan<T> stages_;  // the m-point transform's twiddles
-  std::vector<LaneRoots> lane_roots_;
+  std::vector<Roots> lane_roots_;   // lane l of vector k1: w_n^(l k1)
 };
 
 // A real line of n = 2h points as the complex transform of its h value
@@ -249,16 +270,8 @@ class RealPlan {
 
   explicit RealPlan(std::size_t n) : n_(n), half_(n / 2) {
     const ::DUCC0_NAMESPACE::UnityRoots<double, Cmplx<double>> roots(n);
-    for (std::size_t q = 0; q < n / 2 / c; ++q) {
-      Vector re, im;
-      for (std::size_t l = 0; l < c; ++l) {
-        const Cmplx<T> w = short_codelets::forward_root<T>(roots, q * c + l);
-        re[2 * l] = re[2 * l + 1] = w.r;
-        im[2 * l] = -w.i;
-        im[2 * l + 1] = w.i;
-      }
-      roots_.push_back({re, im});
-    }
+    for (std::size_t q = 0; q < n / 2 / c; ++q)
+      roots_.emplace_back(roots, [q](std::size_t l) { return q * c + l; });
   }
   std::size_t footprint() const { return half_.footprint() + roots_.size() * sizeof(Roots); }
 
@@ -268,22 +281,17 @@ class RealPlan {
   template <class Body>
   void with_kernel(bool fwd, Body&& body) const {
     Half::with_length(n_ / 2, [&](auto length) {
-      constexpr std::size_t h = decltype(length)::value;
-      auto kernel = [this]<bool sign>(std::bool_constant<sign>) {
-        return [this](const T* in, Cmplx<T>* out, T fct) { return run<h, sign>(in, out, fct); };
-      };
-      if (fwd)
-        body(kernel(std::true_type{}));
-      else
-        body(kernel(std::false_type{}));
+      using Length = decltype(length);  // a type, as in Plan::with_kernel
+      with_sign(fwd, body, [this]<bool sign>(std::bool_constant<sign>) {
+        return [this](const T* in, Cmplx<T>* out, T fct) {
+          return run<Length::value, sign>(in, out, fct);
+        };
+      });
     });
   }
 
  private:
-  // w^k of the k of pack q, as (re, re) and (-im, im).
-  struct Roots {
-    Vector re, im;
-  };
+  using Roots = LaneRoots<T, P::kValues>;
 
   // Z[h - k] for the k of pack q, from the packs it straddles: Z[h - q c]
   // (pack (H - q) mod H, value 0) then Z[h - q c - 1] down to
@@ -308,8 +316,7 @@ class RealPlan {
       const Vector b = mirrored(z[(packs - q) % packs].v, z[packs - 1 - q].v) * conjugate;
       const Vector sum = a + b, difference = a - b;
       // -i w^k (Z[k] - conj Z[h-k]): the product with w, then a quarter turn.
-      const Vector turned =
-          difference * roots_[q].re + swapped<T, c>(difference) * roots_[q].im;
+      const Vector turned = roots_[q].template times<true>(difference);
       Vector x = (sum + quarter_turn<true>(P{turned}).v) * half_fct;
       if constexpr (!fwd) x *= conjugate;
       *reinterpret_cast<typename P::Unaligned*>(out + q * c) = x;
@@ -321,7 +328,7 @@ class RealPlan {
 
   std::size_t n_;
   Half half_;
-  std::vector<Roots> roots_;
+  std::vector<Roots> roots_;  // pack q: w^k for its k = q c .. q c + c - 1
 };
 
 // Plans of one kind (Plan or RealPlan) at this build's SIMD width, or at half
