@@ -39,6 +39,11 @@ CASES = [
     ("hfft", (256, 129), {"norm": "forward"}),
     ("fft", (3, 65536), {}),
     ("fft", (17, 9), {}),
+    # short contiguous lines each in its own vectors (csrc/cpu/line_vectors.h)
+    ("fft", (32768, 16), {}),
+    ("ifft", (65536, 4), {}),
+    ("rfft", (16384, 16), {}),
+    ("rfft", (4096, 128), {}),
 ]
 
 
