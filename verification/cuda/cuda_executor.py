@@ -58,24 +58,18 @@ class CudaPlanRunner(MetalPlanRunner):
     def __init__(self, kernels: tuple[str, ...] = FFT_KERNELS, source: str | None = None,
                  extra_options: tuple[str, ...] = (), fixed_shapes: bool = True,
                  build_in_pool: bool = True, metal_file: pathlib.Path = SHADERS_LIBRARY):
-        # One module per register cap (cuda_source.MAX_REGISTERS); `source`, if
-        # given, defines every kernel and is compiled once per cap. `metal_file`:
-        # the kernel library to build from, another tree's to compare its kernels
-        # with these on the same plans (the plans come from the installed package).
-        by_cap: dict[int | None, list[str]] = {}
-        for kernel in kernels:
-            by_cap.setdefault(register_cap(kernel), []).append(kernel)
+        # The builds without pipeline constants: one module per register cap
+        # (cuda_source.MAX_REGISTERS), compiled when a dispatch first needs one
+        # (the capped group takes minutes with -lineinfo, and a run of fixed
+        # builds never needs it). `source`, if given, defines every kernel and
+        # is compiled once per cap. `metal_file`: the kernel library to build
+        # from, another tree's to compare its kernels with these on the same
+        # plans (the plans come from the installed package).
+        self.kernels, self.source = tuple(kernels), source
         self.extra_options = tuple(extra_options)
-        self.functions, self.functions_params_in_memory = {}, {}
-        for cap, group in by_cap.items():
-            options = (*compile_options(max_registers=cap), *extra_options)
-            module = cupy.RawModule(code=source or translation_unit(metal_file, tuple(group)),
-                                    options=options)
-            for k in group:
-                self.functions[k] = module.get_function(ENTRY_PREFIX + k)
-                self.functions_params_in_memory[k] = module.get_function(
-                    ENTRY_PREFIX + k + PARAMS_IN_MEMORY_SUFFIX)
-            self.module = module  # the params probe is in every module
+        self._generic: dict[str, tuple] = {}  # kernel -> (by value, params in memory)
+        self.probe_module = cupy.RawModule(code=source or translation_unit(metal_file, ()),
+                                           options=(*compile_options(), *self.extra_options))
         self._tables: dict[str, cupy.ndarray] = {}  # plan key -> uploaded tables
         # kernel -> the kernel that runs its dispatches instead (one whose radices
         # include the first's), to measure one kernel build against another
@@ -121,10 +115,24 @@ class CudaPlanRunner(MetalPlanRunner):
         """(by value, params in memory) entry points that run `dispatch`."""
         build = self._fixed_build(dispatch)
         if build is None:
-            kernel = self.substitutes.get(dispatch["kernel"], dispatch["kernel"])
-            return self.functions[kernel], self.functions_params_in_memory[kernel]
+            return self.generic_entry_points(
+                self.substitutes.get(dispatch["kernel"], dispatch["kernel"]))
         self._build([dispatch])
         return self._fixed[build]
+
+    def generic_entry_points(self, kernel: str) -> tuple:
+        """(by value, params in memory) entry points of `kernel`'s build
+        without pipeline constants, its register cap's module compiled once."""
+        if kernel not in self._generic:
+            cap = register_cap(kernel)
+            group = tuple(k for k in self.kernels if register_cap(k) == cap)
+            module = cupy.RawModule(
+                code=self.source or translation_unit(self.metal_file, group),
+                options=(*compile_options(max_registers=cap), *self.extra_options))
+            for k in group:
+                self._generic[k] = (module.get_function(ENTRY_PREFIX + k),
+                                    module.get_function(ENTRY_PREFIX + k + PARAMS_IN_MEMORY_SUFFIX))
+        return self._generic[kernel]
 
     def _by_value_works(self) -> bool:
         """Whether this CuPy passes FftParams by value intact: the probe
@@ -133,7 +141,7 @@ class CudaPlanRunner(MetalPlanRunner):
         sent = plan.dispatches[0]["params_bytes"]
         received = cupy.zeros(len(sent) // 4, np.uint32)
         try:
-            self.module.get_function(PARAMS_PROBE)(
+            self.probe_module.get_function(PARAMS_PROBE)(
                 (1,), (32,), (params_argument(sent), np.uintp(received.data.ptr)))
             return cupy.asnumpy(received).tobytes() == sent
         except (TypeError, ValueError):

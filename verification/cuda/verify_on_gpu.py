@@ -228,7 +228,7 @@ def run_racy() -> None:
         params = cupy.asarray(np.frombuffer(dispatch["params_bytes"], np.uint8))
         args = (np.uintp(x.data.ptr), np.uintp(out.data.ptr), *([np.uintp(0)] * 4),
                 np.uintp(params.data.ptr))
-        runner.functions_params_in_memory[kernel]((1,), (threads,), args, shared_mem=threads * 8)
+        runner.generic_entry_points(kernel)[1]((1,), (threads,), args, shared_mem=threads * 8)
         cupy.cuda.runtime.deviceSynchronize()
         reversed_ok = bool(cupy.all(out == x[::-1]))
         print(f"{kernel} on {threads} threads: {'reversed' if reversed_ok else 'WRONG'}",
