@@ -145,8 +145,8 @@ inline float2 read_input(constant FftParams& p, StockhamBuffers io, TransformSid
   return read_kind(io.in, dispatch_in_kind(p), t.base, at, t.dense ? 1u : p.in.elem_stride);
 }
 
-// The pre-operation on element i of a transform, v as loaded (the C2R pack
-// follows the load: gather_packed_stage).
+// The pre-operation on element i of a transform, v as loaded (the C2R pack,
+// which pairs elements, is load_group_packed).
 inline float2 pre_operation(constant FftParams& p, StockhamBuffers io, TransformSide t, uint i,
                             float2 v) {
   uint mode = dispatch_pre_mode(p);
@@ -158,6 +158,60 @@ inline float2 pre_operation(constant FftParams& p, StockhamBuffers io, Transform
     return complex_mul(v, four_step_twiddle(p, io.pre, io.extra, i, t.residue));
   }
   return v;
+}
+
+// Loads a C2R's half-length input Z (FFT_FUSED_C2R_PACK; n = dispatch_n(p))
+// packed from its bins X[0..n]: Z[k] and Z[n - k] both come from bins k and
+// n - k, so one thread reads that pair from device memory, with the one root
+// they share (table entry n - k is -conj of entry k), and writes both. Every
+// read, the roots included, issues before the group's barrier: read after
+// it, the roots' latency was the largest stall of C2R 1024 (ncu). Bins 0 and
+// n (the pair of k = 0) are real by definition; for even n, Z[n / 2] pairs
+// with itself and the thread of rank 0 takes it.
+template <bool kSwizzle>
+inline void load_group_packed(constant FftParams& p, StockhamBuffers io,
+                              threadgroup float2* shared, uint tid, uint first_transform) {
+  const uint n = dispatch_n(p);
+  const uint pairs = (n + 1u) / 2u;  // k < pairs pairs with n - k > k (k = 0: with bin n)
+  StageThread at = walk_thread<kSwizzle>(p, dispatch_in_walk(p), tid);
+  uint transform = first_transform + at.local;
+  bool present = transform < p.transforms;
+  TransformSide t = input_side(p, transform);
+  float2 bins[FFT_MAX_THREAD_VALUES / 2u], mirrors[FFT_MAX_THREAD_VALUES / 2u];
+  float2 roots[FFT_MAX_THREAD_VALUES / 2u];
+  FFT_UNROLL
+  for (uint c = 0u; c < FFT_MAX_THREAD_VALUES / 2u; ++c) {
+    uint k = at.rank + c * dispatch_threads_per_transform(p);
+    if (k >= pairs) continue;
+    bins[c] = read_input(p, io, t, present, k);
+    mirrors[c] = read_input(p, io, t, present, n - k);
+    roots[c] = io.pre[k];
+  }
+  const bool middle = n % 2u == 0u && at.rank == 0u;
+  float2 middle_bin = float2(0.0f, 0.0f), middle_root = float2(1.0f, 0.0f);
+  if (middle) {
+    middle_bin = read_input(p, io, t, present, n / 2u);
+    middle_root = io.pre[n / 2u];
+  }
+  FFT_UNROLL
+  for (uint c = 0u; c < FFT_MAX_THREAD_VALUES / 2u; ++c) {
+    uint k = at.rank + c * dispatch_threads_per_transform(p);
+    if (k >= pairs) continue;
+    float2 bin = bins[c], mirror = mirrors[c];
+    if (k == 0u) {
+      bin.y = 0.0f;
+      mirror.y = 0.0f;
+    }
+    shared[slot<kSwizzle>(at.offset + k)] = c2r_packed_value(bin, conjugate(mirror), roots[c]);
+    if (k != 0u) {
+      shared[slot<kSwizzle>(at.offset + n - k)] =
+          c2r_packed_value(mirror, conjugate(bin), -conjugate(roots[c]));
+    }
+  }
+  if (middle) {
+    shared[slot<kSwizzle>(at.offset + n / 2u)] =
+        c2r_packed_value(middle_bin, conjugate(middle_bin), middle_root);
+  }
 }
 
 // Loads the group's transforms into threadgroup memory.
@@ -180,6 +234,10 @@ inline void load_group(constant FftParams& p, StockhamBuffers io, threadgroup fl
         shared[slot<kSwizzle>(f)] = values[c];
       }
     }
+    return;
+  }
+  if (dispatch_pre_mode(p) == FFT_FUSED_C2R_PACK) {
+    load_group_packed<kSwizzle>(p, io, shared, tid, first_transform);
     return;
   }
   StageThread at = walk_thread<kSwizzle>(p, dispatch_in_walk(p), tid);

@@ -81,39 +81,6 @@ inline void gather_stage(constant FftParams& p, threadgroup float2* data, StageT
   }
 }
 
-// The first stage's inputs under FFT_FUSED_C2R_PACK: Z[k] of a C2R of 2n
-// points (n = dispatch_n(p)) from bins k and n - k, which the load left in
-// threadgroup memory, each read from device memory once. Bin n (the Nyquist
-// bin, which pairs with bin 0) is read from device memory; bins 0 and n are
-// real by definition.
-template <uint R, bool kPowerOfTwo>
-inline void gather_packed_stage(constant FftParams& p, threadgroup float2* data, StageThread at,
-                                StockhamBuffers io, uint first_transform,
-                                thread StageValues<R>& s) {
-  const uint h = dispatch_n(p);
-  const uint butterflies = h / R;
-  uint transform = first_transform + at.local;
-  TransformSide t = input_side(p, transform);
-  float2 nyquist = float2(0.0f, 0.0f);
-  if (at.rank == 0u) nyquist = read_input(p, io, t, transform < p.transforms, h);
-  FFT_UNROLL
-  for (uint b = 0u; b < FFT_STAGE_HELD(R); ++b) {
-    uint j = at.rank + b * dispatch_threads_per_transform(p);
-    if (j >= butterflies) continue;
-    FFT_UNROLL
-    for (uint r = 0u; r < R; ++r) {
-      uint k = j + r * butterflies;
-      float2 bin = data[slot<kPowerOfTwo>(at.offset + k)];
-      float2 mirror = k == 0u ? nyquist : data[slot<kPowerOfTwo>(at.offset + h - k)];
-      if (k == 0u) {
-        bin.y = 0.0f;
-        mirror.y = 0.0f;
-      }
-      s.v[b][r] = c2r_packed_value(bin, conjugate(mirror), io.pre[k]);
-    }
-  }
-}
-
 // Writes a stage's outputs to threadgroup memory.
 template <uint R, bool kPowerOfTwo>
 inline void scatter_stage(constant FftParams& p, threadgroup float2* data, StageThread at,
@@ -140,12 +107,10 @@ struct StagePosition {
 };
 
 // Which ends of a run of stages meet device memory: the first stage's
-// inputs come from the load, the last stage's outputs go to the store; and
-// whether the first stage packs a C2R's bins (gather_packed_stage).
+// inputs come from the load, the last stage's outputs go to the store.
 struct StageEnds {
   bool load;
   bool store;
-  bool pack;
 };
 
 // One stage of radix R. A stage that reads threadgroup memory waits for the
@@ -162,11 +127,7 @@ inline void stockham_stage(constant FftParams& p, threadgroup float2* data, Stoc
     thread_at = load_first_stage<R, kPowerOfTwo>(p, io, tid, first_transform, s);
   } else {
     thread_at = walk_thread<kPowerOfTwo>(p, to_device ? dispatch_out_walk(p) : FFT_WALK_ALONG, tid);
-    if (at.stage == 0u && ends.pack) {
-      gather_packed_stage<R, kPowerOfTwo>(p, data, thread_at, io, first_transform, s);
-    } else {
-      gather_stage<R, kPowerOfTwo>(p, data, thread_at, s);
-    }
+    gather_stage<R, kPowerOfTwo>(p, data, thread_at, s);
     if (!to_device) threadgroup_barrier(mem_flags::mem_threadgroup);
   }
   combine_stage<R, kPowerOfTwo>(p, thread_at.rank, at.span, at.span_shift, inverse, io.twiddles, s);

@@ -56,20 +56,19 @@ inline void fft_stockham_body(StockhamBuffers io, constant FftParams& p,
   const bool direct_load = loads_into_first_stage(p);
   const bool direct_store = stores_from_last_stage(p);
   const uint inverse = dispatch_inverse(p);
-  const bool pack = dispatch_pre_mode(p) == FFT_FUSED_C2R_PACK;
   if (!direct_load) {
     load_group<kPowerOfTwo>(p, io, shared, tid, first_transform);
     threadgroup_barrier(mem_flags::mem_threadgroup);
   }
   if (dispatch_convolves(p)) {
-    run_stages<kRadices>(p, shared, io, tid, first_transform, inverse, {direct_load, false, pack});
+    run_stages<kRadices>(p, shared, io, tid, first_transform, inverse, {direct_load, false});
     multiply_by_spectrum<kPowerOfTwo>(p, io, shared, tid, first_transform);
     threadgroup_barrier(mem_flags::mem_threadgroup);
     run_stages<kRadices>(p, shared, io, tid, first_transform, 1u - inverse,
-                         {false, direct_store, false});
+                         {false, direct_store});
   } else {
     run_stages<kRadices>(p, shared, io, tid, first_transform, inverse,
-                         {direct_load, direct_store, pack});
+                         {direct_load, direct_store});
   }
   if (!direct_store) store_group<kPowerOfTwo>(p, io, shared, tid, first_transform);
 }

@@ -144,10 +144,13 @@ class PlanCollector(MetalPlanRunner):
         return np.zeros(out_shape, out_dtype)
 
 
-def run_accuracy(runner: CudaPlanRunner, fixed_shapes: CudaPlanRunner | None = None) -> dict:
-    """Every case on `runner`; with `fixed_shapes`, the cases of
-    fixed_shape_sample again on it, as groups of their own."""
-    cases = [(group, what, case, runner) for group, what, case in accuracy_cases()]
+def run_accuracy(runner: CudaPlanRunner, fixed_shapes: CudaPlanRunner | None = None,
+                 only: str | None = None) -> dict:
+    """Every case on `runner` (of the groups whose name starts with `only`);
+    with `fixed_shapes`, the cases of fixed_shape_sample again on it, as
+    groups of their own."""
+    cases = [(group, what, case, runner) for group, what, case in accuracy_cases()
+             if only is None or group.startswith(only)]
     if fixed_shapes is not None:
         sampled = [(group + " [constants]", what, case, fixed_shapes)
                    for group, what, case, _ in cases if not group.startswith("c2c n=1..4096")
@@ -483,7 +486,8 @@ def main() -> int:
     parser.add_argument("--out", type=pathlib.Path)
     parser.add_argument("--gib", type=float, default=1.0,
                         help="input size of each throughput row, GiB of complex64")
-    parser.add_argument("--only", help="throughput rows whose label starts with this")
+    parser.add_argument("--only", help="throughput rows (accuracy: groups) whose label "
+                        "starts with this")
     parser.add_argument("--lengths", type=int, nargs="+",
                         help="throughput rows of these n only (a c2c row for n the table lacks)")
     parser.add_argument("--nvrtc-option", action="append", default=[],
@@ -531,7 +535,7 @@ def main() -> int:
     if arguments.what == "accuracy":
         fixed_shapes = CudaPlanRunner(extra_options=options)
         fixed_shapes.substitutes = runner.substitutes
-        result["accuracy"] = run_accuracy(runner, fixed_shapes)
+        result["accuracy"] = run_accuracy(runner, fixed_shapes, arguments.only)
         failed = any(g["failures"] for g in result["accuracy"].values())
     elif arguments.what == "sanitize":
         run_sanitize(runner)
