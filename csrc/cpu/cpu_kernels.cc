@@ -83,7 +83,8 @@ class CpuTransformImpl final : public CpuTransform {
       if (complex_plan && !pass.twiddled && pass.contiguous() && pass.op == LineOp::kComplex)
         p.line_vectors = complex_plan->engine.vectors();
       const auto& real_plan = p.real_groups ? p.real_groups : p.real_one_line;
-      if (real_plan && pass.contiguous() && pass.op == LineOp::kRealToComplex)
+      if (real_plan && pass.contiguous() &&
+          (pass.op == LineOp::kRealToComplex || pass.op == LineOp::kComplexToReal))
         p.real_line_vectors = real_plan->engine.vectors();
       if (half_length_op(pass.op))
         plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.n);
@@ -213,8 +214,11 @@ class CpuTransformImpl final : public CpuTransform {
         if (plans.line_vectors)
           Kernels::template transform_line_vectors<Cmplx<T>, Cmplx<T>>(range, *plans.line_vectors,
                                                                        w, line, end);
-        else
+        else if (pass.op == LineOp::kRealToComplex)
           Kernels::template transform_line_vectors<T, Cmplx<T>>(range, *plans.real_line_vectors,
+                                                                w, line, end);
+        else
+          Kernels::template transform_line_vectors<Cmplx<T>, T>(range, *plans.real_line_vectors,
                                                                 w, line, end);
         timing.done();
         return;

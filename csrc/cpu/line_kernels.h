@@ -166,23 +166,28 @@ class LineKernels {
 
   // Transforms lines [line, end) where they lie, each in its own vectors
   // (line_vectors.h: complex lines From = To = Cmplx<T>, real to complex
-  // From = T); a line holding an infinity or NaN goes through pocketfft as a
-  // lone line.
+  // From = T, complex to real To = T); a line holding an infinity or NaN
+  // goes through pocketfft as a lone line.
   template <class From, class To, class Plan>
   static void transform_line_vectors(const TaskLines<T>& r, const Plan& plan, LineWalker& w,
                                      std::int64_t line, std::int64_t end) {
+    constexpr bool real = std::is_same_v<From, T> || std::is_same_v<To, T>;
     const auto* s = static_cast<const From*>(r.src);
     auto* d = static_cast<To*>(r.dst);
-    plan.with_kernel(r.forward, [&](auto kernel) {
+    auto lines = [&](auto kernel) {
       for (; line < end; ++line, w.next()) {
         const std::int64_t from = w.src(), to = w.dst();
         if (kernel(s + from, d + to, r.fct)) continue;
-        if constexpr (std::is_same_v<From, T>)
+        if constexpr (real)
           transform_real<T, 1>(r, 1, &from, &to);
         else
           transform_complex<T, 1>(r, line, 1, &from, &to);
       }
-    });
+    };
+    if constexpr (std::is_same_v<To, T>)
+      plan.with_complex_to_real_kernel(r.forward, lines);
+    else
+      plan.with_kernel(r.forward, lines);
   }
 
   // Transforms `groups` SIMD groups of real lines (V is T or a SIMD vector

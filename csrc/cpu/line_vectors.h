@@ -211,10 +211,18 @@ class Plan {
   // finite.
   template <std::size_t n, bool fwd>
   bool transform(const Cmplx<T>* in, P (&z)[n / c]) const {
-    constexpr std::size_t m = n / c;
-    P x[m], y[m];
-    for (std::size_t a = 0; a < m; ++a)
+    P x[n / c];
+    for (std::size_t a = 0; a < n / c; ++a)
       x[a].v = *reinterpret_cast<const typename P::Unaligned*>(in + a * c);
+    return transform<n, fwd>(x, z);
+  }
+
+  // The same of the n values in x (x[a] holds values a c .. a c + c - 1),
+  // which it overwrites.
+  template <std::size_t n, bool fwd>
+  bool transform(P (&x)[n / c], P (&z)[n / c]) const {
+    constexpr std::size_t m = n / c;
+    P y[m];
     P* k = short_codelets::Plan<T>::template stages<m, 1, fwd>(x, y, stages_.twiddles());
     for (std::size_t k1 = 1; k1 < m; ++k1) k[k1].v = lane_roots_[k1].template times<fwd>(k[k1].v);
     for (std::size_t b = 0; b < m / c; ++b) {
@@ -258,7 +266,10 @@ class Plan {
 // pairs z[j] = x[2j] + i x[2j + 1] (the line as it lies, read as complex),
 // then X[k] = (Z[k] + conj Z[h-k]) / 2 - i w^k (Z[k] - conj Z[h-k]) / 2 for
 // k = 0 .. h, w = exp(-2 pi i / n), Z[h] = Z[0]: the h + 1 outputs of numpy's
-// rfft, stored as complex values.
+// rfft, stored as complex values. The complex-to-real line runs it backwards:
+// Z[k] = (X[k] + conj X[h-k]) + i conj(w^k) (X[k] - conj X[h-k]) for k < h,
+// whose inverse transform, unscaled, is n times the value pairs, as numpy's
+// irfft of n points unscaled is n times the line.
 template <class T, std::size_t c = kPerVector<T>>
 class RealPlan {
   using Half = Plan<T, c>;
@@ -285,6 +296,23 @@ class RealPlan {
       with_sign(fwd, body, [this]<bool sign>(std::bool_constant<sign>) {
         return [this](const T* in, Cmplx<T>* out, T fct) {
           return run<Length::value, sign>(in, out, fct);
+        };
+      });
+    });
+  }
+
+  // As with_kernel, for the complex-to-real kernel(in, out, fct): the h + 1
+  // complex values at `in` (bins 0 .. h) to the n real values at `out` (not
+  // overlapping them), scaled by fct. The imaginary parts of bins 0 and h are
+  // ignored, as numpy's irfft ignores them; the forward sign transforms the
+  // conjugate bins.
+  template <class Body>
+  void with_complex_to_real_kernel(bool fwd, Body&& body) const {
+    Half::with_length(n_ / 2, [&](auto length) {
+      using Length = decltype(length);
+      with_sign(fwd, body, [this]<bool sign>(std::bool_constant<sign>) {
+        return [this](const Cmplx<T>* in, T* out, T fct) {
+          return run_complex_to_real<Length::value, sign>(in, out, fct);
         };
       });
     });
@@ -326,6 +354,40 @@ class RealPlan {
     return true;
   }
 
+  // The c values of a pack in reverse order.
+  static Vector reversed(const Vector& v) {
+    if constexpr (c == 2)
+      return __builtin_shufflevector(v, v, 2, 3, 0, 1);
+    else
+      return __builtin_shufflevector(v, v, 6, 7, 4, 5, 2, 3, 0, 1);
+  }
+
+  template <std::size_t h, bool fwd>
+  bool run_complex_to_real(const Cmplx<T>* in, T* out, T fct) const {
+    constexpr std::size_t packs = h / c;
+    const Vector conjugate = alternating<T, c>(T(1), T(-1));
+    P z[packs], pairs[packs];
+    for (std::size_t q = 0; q < packs; ++q) {
+      // X[k] and conj X[h - k] for the k of pack q; X[h - k] lie in the c
+      // values that end at X[h - q c], in reverse order.
+      Vector a = *reinterpret_cast<const typename P::Unaligned*>(in + q * c);
+      const Vector ending = *reinterpret_cast<const typename P::Unaligned*>(in + h - q * c - (c - 1));
+      Vector b = reversed(ending);
+      if constexpr (fwd)
+        a *= conjugate;
+      else
+        b *= conjugate;
+      if (q == 0) a[1] = b[1] = T(0);  // bins 0 and h
+      const Vector turned = roots_[q].template times<false>(a - b);
+      z[q].v = (a + b) + quarter_turn<false>(P{turned}).v;
+    }
+    if (!half_.template transform<h, false>(z, pairs)) return false;
+    for (std::size_t q = 0; q < packs; ++q)
+      *reinterpret_cast<typename P::Unaligned*>(out + 2 * q * c) =
+          fct == T(1) ? pairs[q].v : pairs[q].v * fct;
+    return true;
+  }
+
   std::size_t n_;
   Half half_;
   std::vector<Roots> roots_;  // pack q: w^k for its k = q c .. q c + c - 1
@@ -350,13 +412,20 @@ class Widest {
       narrow_.emplace(n);
   }
   std::size_t footprint() const { return wide_ ? wide_->footprint() : narrow_->footprint(); }
-  // As the kind's with_kernel.
+  // As the kind's with_kernel and with_complex_to_real_kernel (RealPlan).
   template <class Body>
   void with_kernel(bool fwd, Body&& body) const {
     if (wide_)
       wide_->with_kernel(fwd, body);
     else
       narrow_->with_kernel(fwd, body);
+  }
+  template <class Body>
+  void with_complex_to_real_kernel(bool fwd, Body&& body) const {
+    if (wide_)
+      wide_->with_complex_to_real_kernel(fwd, body);
+    else
+      narrow_->with_complex_to_real_kernel(fwd, body);
   }
 
  private:

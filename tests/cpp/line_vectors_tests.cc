@@ -85,6 +85,41 @@ void check_real_length(std::size_t n, bool forward, T scale, std::mt19937& rando
   expect(out[0].i == T(0) && out[n / 2].i == T(0), "outputs 0 and n / 2 real");
 }
 
+// Complex-to-real lines: bins 0 .. h (with imaginary parts at 0 and h, to be
+// ignored) against the DFT of the Hermitian spectrum they stand for; the
+// forward sign is the DFT's forward sign.
+template <class T, std::size_t c, class Lines>
+void check_complex_to_real(const Lines& plan, std::size_t n, bool forward, T scale,
+                           std::mt19937& random) {
+  std::normal_distribution<double> normal;
+  const std::size_t h = n / 2;
+  std::vector<Cmplx<T>> in(h + 1);
+  std::vector<cd> spectrum(n);
+  for (std::size_t k = 0; k <= h; ++k) {
+    in[k] = Cmplx<T>(static_cast<T>(normal(random)), static_cast<T>(normal(random)));
+    const cd bin(in[k].r, k == 0 || k == h ? 0.0 : double(in[k].i));
+    spectrum[k] = bin;
+    if (k > 0 && k < h) spectrum[n - k] = std::conj(bin);
+  }
+  const std::vector<Cmplx<T>> given = in;
+  std::vector<T> out(n, T(7));
+  bool done = false;
+  plan.with_complex_to_real_kernel(forward,
+                                   [&](auto kernel) { done = kernel(in.data(), out.data(), scale); });
+  expect(done, "finite bins transformed");
+  std::vector<cd> want = reference_dft(spectrum, forward, scale), got;
+  for (std::size_t i = 0; i < n; ++i) {
+    got.emplace_back(out[i], 0.0);
+    want[i] = cd(want[i].real(), 0.0);
+  }
+  const double error = test_support::relative_error(got, want);
+  expect(error < test_support::error_bound<T>(static_cast<std::int64_t>(n)),
+         "complex to real n " + std::to_string(n) + " c " + std::to_string(c) +
+             (forward ? " forward" : " inverse") + ": error " + std::to_string(error));
+  for (std::size_t k = 0; k <= h; ++k)
+    expect(in[k].r == given[k].r && in[k].i == given[k].i, "bins left as they were");
+}
+
 template <class T, std::size_t c>
 void check_every_real_length() {
   std::mt19937 random(13);
@@ -95,8 +130,10 @@ void check_every_real_length() {
   for (std::size_t n = 2 * c * c; n <= 2 * line_vectors::kMaxLength; n *= 2) {
     expect(Plan::applies(n), "applies to real " + std::to_string(n));
     for (bool forward : {true, false})
-      for (T scale : {T(1), T(1) / static_cast<T>(n)})
+      for (T scale : {T(1), T(1) / static_cast<T>(n)}) {
         check_real_length<T, c>(n, forward, scale, random);
+        check_complex_to_real<T, c>(Plan(n), n, forward, scale, random);
+      }
   }
 }
 
@@ -143,6 +180,21 @@ void test_line_vectors_refuse_non_finite_lines() {
     expect(!done, "real line with a NaN at " + std::to_string(at) + " refused");
     for (const auto& v : spectrum) expect(v.r == 7.f && v.i == 7.f, "nothing written");
   }
+  // Bins with an infinity or NaN anywhere but the ignored imaginary parts of
+  // bins 0 and n (and both infinities at once, in two bins).
+  for (float bad : {HUGE_VALF, -HUGE_VALF, std::nanf("")})
+    for (std::size_t at = 0; at < 2 * (n + 1); ++at) {
+      if (at == 1 || at == 2 * n + 1) continue;
+      std::vector<Cmplx<float>> bins(n + 1, Cmplx<float>(0.5f, -1.0f));
+      (at % 2 ? bins[at / 2].i : bins[at / 2].r) = bad;
+      if (bad != bad) bins[(at / 2 + 5) % (n + 1)].r = HUGE_VALF;  // with an infinity too
+      std::vector<float> values(2 * n, 7.f);
+      done = true;
+      real_plan.with_complex_to_real_kernel(
+          false, [&](auto kernel) { done = kernel(bins.data(), values.data(), 1.f); });
+      expect(!done, "bins with a non-finite value at " + std::to_string(at) + " refused");
+      for (float v : values) expect(v == 7.f, "nothing written");
+    }
 }
 
 // At 4 complex values per vector, lines too short for a 4 x 4 block take
@@ -179,6 +231,8 @@ void test_widest_plans_cover_the_short_lengths() {
     expect(done && test_support::relative_error(got, want) <
                        test_support::error_bound<float>(static_cast<std::int64_t>(2 * n)),
            "real " + std::to_string(2 * n));
+    for (bool forward : {true, false})
+      check_complex_to_real<float, 4>(Real(2 * n), 2 * n, forward, 1.f, random);
   }
 }
 
