@@ -411,24 +411,26 @@ class Widest {
     else
       narrow_.emplace(n);
   }
-  std::size_t footprint() const { return wide_ ? wide_->footprint() : narrow_->footprint(); }
+  std::size_t footprint() const {
+    return with_plan([](const auto& plan) { return plan.footprint(); });
+  }
   // As the kind's with_kernel and with_complex_to_real_kernel (RealPlan).
   template <class Body>
   void with_kernel(bool fwd, Body&& body) const {
-    if (wide_)
-      wide_->with_kernel(fwd, body);
-    else
-      narrow_->with_kernel(fwd, body);
+    with_plan([&](const auto& plan) { plan.with_kernel(fwd, body); });
   }
   template <class Body>
   void with_complex_to_real_kernel(bool fwd, Body&& body) const {
-    if (wide_)
-      wide_->with_complex_to_real_kernel(fwd, body);
-    else
-      narrow_->with_complex_to_real_kernel(fwd, body);
+    with_plan([&](const auto& plan) { plan.with_complex_to_real_kernel(fwd, body); });
   }
 
  private:
+  // f(the plan this length has).
+  template <class F>
+  decltype(auto) with_plan(F&& f) const {
+    return wide_ ? f(*wide_) : f(*narrow_);
+  }
+
   std::optional<Kind<T, kWide>> wide_;
   std::optional<Kind<T, kNarrow>> narrow_;
 };
