@@ -259,7 +259,8 @@ def test_nan_and_inf_propagate_like_numpy(name, shape, kwargs, kind, dtype, rng)
 # operations would place NaN and infinity differently from numpy's: every
 # position of a bad value, each kind of bad value.
 SHORT_LINES = [("fft", 16, {}), ("ifft", 8, {}), ("fft", 64, {}), ("ifft", 32, {"norm": "ortho"}),
-               ("rfft", 8, {}), ("rfft", 32, {}), ("irfft", 5, {}), ("irfft", 17, {"n": 32})]
+               ("rfft", 8, {}), ("rfft", 32, {}), ("irfft", 5, {}), ("irfft", 17, {"n": 32}),
+               ("irfft", 9, {"n": 16}), ("hfft", 33, {})]
 
 
 @pytest.mark.parametrize("dtype", ("float32", "float64"))
