@@ -67,6 +67,14 @@ typename Pack<T, c>::Vector swapped(const typename Pack<T, c>::Vector& v) {
   }(std::make_index_sequence<2 * c>());
 }
 
+// The values of a pack in reverse order, each value's parts kept in order.
+template <class T, std::size_t c>
+typename Pack<T, c>::Vector reversed(const typename Pack<T, c>::Vector& v) {
+  return [&]<std::size_t... j>(std::index_sequence<j...>) {
+    return __builtin_shufflevector(v, v, (2 * (c - 1 - j / 2) + j % 2)...);
+  }(std::make_index_sequence<2 * c>());
+}
+
 // x times -i, or times i for the inverse sign (short_codelets' stages).
 template <bool fwd, class T, std::size_t c>
 Pack<T, c> quarter_turn(const Pack<T, c>& x) {
@@ -291,14 +299,7 @@ class RealPlan {
   // by fct; the inverse sign gives their conjugates.
   template <class Body>
   void with_kernel(bool fwd, Body&& body) const {
-    Half::with_length(n_ / 2, [&](auto length) {
-      using Length = decltype(length);  // a type, as in Plan::with_kernel
-      with_sign(fwd, body, [this]<bool sign>(std::bool_constant<sign>) {
-        return [this](const T* in, Cmplx<T>* out, T fct) {
-          return run<Length::value, sign>(in, out, fct);
-        };
-      });
-    });
+    with_real_kernel<false>(fwd, body);
   }
 
   // As with_kernel, for the complex-to-real kernel(in, out, fct): the h + 1
@@ -308,18 +309,30 @@ class RealPlan {
   // conjugate bins.
   template <class Body>
   void with_complex_to_real_kernel(bool fwd, Body&& body) const {
-    Half::with_length(n_ / 2, [&](auto length) {
-      using Length = decltype(length);
-      with_sign(fwd, body, [this]<bool sign>(std::bool_constant<sign>) {
-        return [this](const Cmplx<T>* in, T* out, T fct) {
-          return run_complex_to_real<Length::value, sign>(in, out, fct);
-        };
-      });
-    });
+    with_real_kernel<true>(fwd, body);
   }
 
  private:
   using Roots = LaneRoots<T, P::kValues>;
+
+  // body(kernel) for the kernel of this plan's length and the sign, real to
+  // complex or (kToReal) complex to real.
+  template <bool kToReal, class Body>
+  void with_real_kernel(bool fwd, Body& body) const {
+    Half::with_length(n_ / 2, [&](auto length) {
+      using Length = decltype(length);  // a type, as in Plan::with_kernel
+      with_sign(fwd, body, [this]<bool sign>(std::bool_constant<sign>) {
+        if constexpr (kToReal)
+          return [this](const Cmplx<T>* in, T* out, T fct) {
+            return run_complex_to_real<Length::value, sign>(in, out, fct);
+          };
+        else
+          return [this](const T* in, Cmplx<T>* out, T fct) {
+            return run<Length::value, sign>(in, out, fct);
+          };
+      });
+    });
+  }
 
   // Z[h - k] for the k of pack q, from the packs it straddles: Z[h - q c]
   // (pack (H - q) mod H, value 0) then Z[h - q c - 1] down to
@@ -354,13 +367,6 @@ class RealPlan {
     return true;
   }
 
-  // The c values of a pack in reverse order.
-  static Vector reversed(const Vector& v) {
-    if constexpr (c == 2)
-      return __builtin_shufflevector(v, v, 2, 3, 0, 1);
-    else
-      return __builtin_shufflevector(v, v, 6, 7, 4, 5, 2, 3, 0, 1);
-  }
 
   template <std::size_t h, bool fwd>
   bool run_complex_to_real(const Cmplx<T>* in, T* out, T fct) const {
@@ -372,7 +378,7 @@ class RealPlan {
       // values that end at X[h - q c], in reverse order.
       Vector a = *reinterpret_cast<const typename P::Unaligned*>(in + q * c);
       const Vector ending = *reinterpret_cast<const typename P::Unaligned*>(in + h - q * c - (c - 1));
-      Vector b = reversed(ending);
+      Vector b = reversed<T, c>(ending);
       if constexpr (fwd)
         a *= conjugate;
       else
