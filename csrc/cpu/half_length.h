@@ -13,7 +13,9 @@
 // and the unpack runs in place. Included by line_kernels.h only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "cache/plan_cache.h"
@@ -58,6 +60,84 @@ inline PairRange pair_range(std::int64_t h, std::int64_t chunks, std::int64_t ch
   return {chunk * pairs / chunks, (chunk + 1) * pairs / chunks};
 }
 
+namespace half_length_vectors {
+
+using line_vectors::alternating;
+using line_vectors::quarter_turn;
+using line_vectors::reversed;
+
+template <class T, std::size_t c>
+using Vector = typename line_vectors::Pack<T, c>::Vector;
+template <class T, std::size_t c>
+using Unaligned = typename line_vectors::Pack<T, c>::Unaligned;
+
+template <class T, std::size_t c>
+Vector<T, c> load(const ducc::Cmplx<T>* at) {
+  return *reinterpret_cast<const Unaligned<T, c>*>(at);
+}
+template <class T, std::size_t c>
+void store(ducc::Cmplx<T>* at, const Vector<T, c>& v) {
+  *reinterpret_cast<Unaligned<T, c>*>(at) = v;
+}
+
+// x times w, value by value.
+template <class T, std::size_t c>
+Vector<T, c> product(const Vector<T, c>& x, const Vector<T, c>& w) {
+  return [&]<std::size_t... j>(std::index_sequence<j...>) {
+    const Vector<T, c> re = __builtin_shufflevector(w, w, (j & ~std::size_t(1))...);
+    const Vector<T, c> im = __builtin_shufflevector(w, w, (j | 1)...);
+    return x * re + line_vectors::swapped<T, c>(x) * im * alternating<T, c>(T(-1), T(1));
+  }(std::make_index_sequence<2 * c>());
+}
+
+// Pairs k .. k + c - 1 with their mirrors h - k - c + 1 .. h - k, c at a
+// time, while those do not meet: the first k not done.
+template <class T, std::size_t c>
+std::int64_t unpack(ducc::Cmplx<T>* line, std::int64_t h, const ducc::Cmplx<T>* w,
+                    std::int64_t k, std::int64_t end, T fct, bool forward) {
+  const Vector<T, c> conjugate = alternating<T, c>(T(1), T(-1));
+  const Vector<T, c> sign = forward ? alternating<T, c>(T(1), T(1)) : conjugate;
+  const T half = fct / 2;
+  constexpr auto kC = static_cast<std::int64_t>(c);
+  for (; k + kC <= end && 2 * (k + kC - 1) < h; k += kC) {
+    ducc::Cmplx<T>* mirror = line + h - k - (kC - 1);
+    const Vector<T, c> a = load<T, c>(line + k);
+    const Vector<T, c> b = reversed<T, c>(load<T, c>(mirror)) * conjugate;
+    const Vector<T, c> even = (a + b) * half;
+    const Vector<T, c> odd = quarter_turn<true>(line_vectors::Pack<T, c>{
+                                 product<T, c>(load<T, c>(w + k), a - b)}).v * half;
+    store<T, c>(line + k, (even + odd) * sign);
+    store<T, c>(mirror, reversed<T, c>((even - odd) * conjugate * sign));
+  }
+  return k;
+}
+
+// As unpack, for pack_half_length.
+template <class T, std::size_t c>
+std::int64_t pack(const ducc::Cmplx<T>* bins, ducc::Cmplx<T>* z, std::int64_t h,
+                  const ducc::Cmplx<T>* w, std::int64_t k, std::int64_t end, bool forward) {
+  const Vector<T, c> conjugate = alternating<T, c>(T(1), T(-1));
+  const Vector<T, c> sign = forward ? conjugate : alternating<T, c>(T(1), T(1));
+  constexpr auto kC = static_cast<std::int64_t>(c);
+  for (; k + kC <= end && 2 * (k + kC - 1) < h; k += kC) {
+    const std::int64_t mirror = h - k - (kC - 1);
+    const Vector<T, c> a = load<T, c>(bins + k) * sign;
+    const Vector<T, c> b = reversed<T, c>(load<T, c>(bins + mirror)) * sign * conjugate;
+    const Vector<T, c> sum = a + b;
+    const Vector<T, c> turned = quarter_turn<false>(line_vectors::Pack<T, c>{
+        product<T, c>(load<T, c>(w + k) * conjugate, a - b)}).v;
+    store<T, c>(z + k, sum + turned);
+    store<T, c>(z + mirror, reversed<T, c>((sum - turned) * conjugate));
+  }
+  return k;
+}
+
+// Complex values per vector where the pair loops above apply, else 0.
+template <class T>
+constexpr std::size_t kWidth = line_vectors::kPerVector<T> >= 2 ? line_vectors::kPerVector<T> : 0;
+
+}  // namespace half_length_vectors
+
 template <class T>
 inline ducc::Cmplx<T> times_minus_half_i(const ducc::Cmplx<T>& a) {
   return {a.i / 2, -a.r / 2};
@@ -69,19 +149,24 @@ template <class T>
 void unpack_half_length(ducc::Cmplx<T>* line, std::int64_t h, const ducc::Cmplx<T>* w,
                         PairRange range, T fct, bool forward) {
   auto put = [&](std::int64_t k, ducc::Cmplx<T> x) { line[k] = (forward ? x : x.conj()) * fct; };
-  for (std::int64_t k = range.first; k < range.end; ++k) {
+  auto one = [&](std::int64_t k) {
     if (k == 0) {
       const ducc::Cmplx<T> z0 = line[0];
       put(0, {z0.r + z0.i, T(0)});
       put(h, {z0.r - z0.i, T(0)});
-      continue;
+      return;
     }
     const ducc::Cmplx<T> a = line[k], b = line[h - k].conj();
     const ducc::Cmplx<T> even = (a + b) * T(0.5);
     const ducc::Cmplx<T> odd = w[k] * times_minus_half_i(a - b);
     put(k, even + odd);
     if (h - k != k) put(h - k, (even - odd).conj());
-  }
+  };
+  std::int64_t k = range.first;
+  if (k == 0 && k < range.end) one(k++);
+  if constexpr (constexpr std::size_t c = half_length_vectors::kWidth<T>; c != 0)
+    k = half_length_vectors::unpack<T, c>(line, h, w, k, range.end, fct, forward);
+  for (; k < range.end; ++k) one(k);
 }
 
 // C2R: the bins X[0 .. h] of one line become Z[0 .. h) (another buffer), for
@@ -97,15 +182,20 @@ void pack_half_length(const ducc::Cmplx<T>* bins, ducc::Cmplx<T>* z, std::int64_
     return forward ? v.conj() : v;
   };
   // (a + c) + i t, t = w_conj (a - c), with c = conj X[h-k].
-  auto one = [](ducc::Cmplx<T> a, ducc::Cmplx<T> c, ducc::Cmplx<T> w_conj) {
+  auto pair = [](ducc::Cmplx<T> a, ducc::Cmplx<T> c, ducc::Cmplx<T> w_conj) {
     const ducc::Cmplx<T> sum = a + c, t = w_conj * (a - c);
     return ducc::Cmplx<T>{sum.r - t.i, sum.i + t.r};
   };
-  for (std::int64_t k = range.first; k < range.end; ++k) {
-    z[k] = one(bin(k), bin(h - k).conj(), w[k].conj());
+  auto one = [&](std::int64_t k) {
+    z[k] = pair(bin(k), bin(h - k).conj(), w[k].conj());
     // conj(w^(h-k)) = -w^k.
-    if (k != 0 && h - k != k) z[h - k] = one(bin(h - k), bin(k).conj(), w[k] * T(-1));
-  }
+    if (k != 0 && h - k != k) z[h - k] = pair(bin(h - k), bin(k).conj(), w[k] * T(-1));
+  };
+  std::int64_t k = range.first;
+  if (k == 0 && k < range.end) one(k++);
+  if constexpr (constexpr std::size_t c = half_length_vectors::kWidth<T>; c != 0)
+    k = half_length_vectors::pack<T, c>(bins, z, h, w, k, range.end, forward);
+  for (; k < range.end; ++k) one(k);
 }
 
 }  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD
