@@ -144,8 +144,9 @@ inline ducc::Cmplx<T> times_minus_half_i(const ducc::Cmplx<T>& a) {
 }
 
 // R2C: Z[0 .. h) of one line becomes its bins X[0 .. h], in place, for the
-// pairs in `range`; scaled by fct, conjugated for the inverse sign.
-template <class T>
+// pairs in `range`; scaled by fct, conjugated for the inverse sign; `width`
+// complex values per vector (0: one pair at a time).
+template <class T, std::size_t width = half_length_vectors::kWidth<T>>
 void unpack_half_length(ducc::Cmplx<T>* line, std::int64_t h, const ducc::Cmplx<T>* w,
                         PairRange range, T fct, bool forward) {
   auto put = [&](std::int64_t k, ducc::Cmplx<T> x) { line[k] = (forward ? x : x.conj()) * fct; };
@@ -164,16 +165,16 @@ void unpack_half_length(ducc::Cmplx<T>* line, std::int64_t h, const ducc::Cmplx<
   };
   std::int64_t k = range.first;
   if (k == 0 && k < range.end) one(k++);
-  if constexpr (constexpr std::size_t c = half_length_vectors::kWidth<T>; c != 0)
-    k = half_length_vectors::unpack<T, c>(line, h, w, k, range.end, fct, forward);
+  if constexpr (width != 0)
+    k = half_length_vectors::unpack<T, width>(line, h, w, k, range.end, fct, forward);
   for (; k < range.end; ++k) one(k);
 }
 
 // C2R: the bins X[0 .. h] of one line become Z[0 .. h) (another buffer), for
 // the pairs in `range`. The imaginary parts of X[0] and X[h] are ignored, as
 // a Hermitian spectrum has none; the forward sign conjugates the bins (the
-// transform of real data).
-template <class T>
+// transform of real data). `width` as for unpack_half_length.
+template <class T, std::size_t width = half_length_vectors::kWidth<T>>
 void pack_half_length(const ducc::Cmplx<T>* bins, ducc::Cmplx<T>* z, std::int64_t h,
                       const ducc::Cmplx<T>* w, PairRange range, bool forward) {
   auto bin = [&](std::int64_t k) {
@@ -193,8 +194,8 @@ void pack_half_length(const ducc::Cmplx<T>* bins, ducc::Cmplx<T>* z, std::int64_
   };
   std::int64_t k = range.first;
   if (k == 0 && k < range.end) one(k++);
-  if constexpr (constexpr std::size_t c = half_length_vectors::kWidth<T>; c != 0)
-    k = half_length_vectors::pack<T, c>(bins, z, h, w, k, range.end, forward);
+  if constexpr (width != 0)
+    k = half_length_vectors::pack<T, width>(bins, z, h, w, k, range.end, forward);
   for (; k < range.end; ++k) one(k);
 }
 

@@ -72,9 +72,10 @@ cd root(std::int64_t k, std::int64_t n) {
 }
 
 // The largest error of unpack_half_length and pack_half_length on one line
-// of h random values split into `chunks` pair ranges, relative to the
-// largest output, against the formulas of half_length.h in double.
-template <class T>
+// of h random values split into `chunks` pair ranges, `width` complex values
+// per vector, relative to the largest output, against the formulas of
+// half_length.h in double.
+template <class T, std::size_t width>
 double pair_pass_error(std::int64_t h, std::int64_t chunks, bool forward, std::mt19937& random) {
   using kernels::HalfLengthTwiddles;
   std::normal_distribution<double> normal;
@@ -86,9 +87,9 @@ double pair_pass_error(std::int64_t h, std::int64_t chunks, bool forward, std::m
   const std::vector<Cmplx<T>> zs(line.begin(), line.end());
   const T fct = T(0.75);
   for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
-    kernels::unpack_half_length(line.data(), h, w, kernels::pair_range(h, chunks, chunk),
+    kernels::unpack_half_length<T, width>(line.data(), h, w, kernels::pair_range(h, chunks, chunk),
                                    fct, forward);
-    kernels::pack_half_length(bins.data(), z.data(), h, w,
+    kernels::pack_half_length<T, width>(bins.data(), z.data(), h, w,
                                  kernels::pair_range(h, chunks, chunk), forward);
   }
   auto as_cd = [](Cmplx<T> v) { return cd(double(v.r), double(v.i)); };
@@ -117,8 +118,17 @@ double pair_pass_error(std::int64_t h, std::int64_t chunks, bool forward, std::m
   return err / largest;
 }
 
+template <class T>
+void check_widths(std::int64_t h, std::int64_t chunks, bool forward, std::mt19937& random,
+                  double bound, const std::string& what) {
+  expect(pair_pass_error<T, 0>(h, chunks, forward, random) < bound, what + " c=0");
+  expect(pair_pass_error<T, 2>(h, chunks, forward, random) < bound, what + " c=2");
+  expect(pair_pass_error<T, 4>(h, chunks, forward, random) < bound, what + " c=4");
+}
+
 // Every h up to 70 (each vector width's head, body, meeting point and tail),
-// a few longer, split into 1 to 5 ranges, both signs.
+// a few longer, split into 1 to 5 ranges, both signs, one pair at a time and
+// 2 and 4 complex values per vector.
 void test_pair_passes() {
   std::mt19937 random(7);
   std::vector<std::int64_t> lengths;
@@ -128,9 +138,8 @@ void test_pair_passes() {
     for (std::int64_t chunks = 1; chunks <= 5; ++chunks)
       for (bool forward : {true, false}) {
         const std::string at = " h=" + std::to_string(h) + " chunks=" + std::to_string(chunks);
-        expect(pair_pass_error<float>(h, chunks, forward, random) < 1e-6, "float pair passes" + at);
-        expect(pair_pass_error<double>(h, chunks, forward, random) < 1e-14,
-               "double pair passes" + at);
+        check_widths<float>(h, chunks, forward, random, 1e-6, "float pair passes" + at);
+        check_widths<double>(h, chunks, forward, random, 1e-14, "double pair passes" + at);
       }
 }
 
