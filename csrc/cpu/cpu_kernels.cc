@@ -78,6 +78,9 @@ class CpuTransformImpl final : public CpuTransform {
       const CpuPass& pass = plan_.passes[i];
       if (pass.twiddled)
         plans_[i].twiddles = get_four_step_twiddles<T>(cache, *pass.twiddled, pass.lanes);
+      if (pass.twiddle_table)
+        plans_[i].twiddle_table =
+            get_four_step_twiddle_table<T>(cache, *plans_[i].twiddles, *pass.twiddled);
       PassPlans<T>& p = plans_[i];
       const auto& complex_plan = p.complex_groups ? p.complex_groups : p.complex_one_line;
       if (complex_plan && !pass.twiddled && pass.contiguous() && pass.op == LineOp::kComplex)
@@ -95,9 +98,10 @@ class CpuTransformImpl final : public CpuTransform {
   // cpu_working_bytes. pocketfft's buffer for a line of n points is at most
   // 4n + 64 values (Bluestein's is the largest), and its tables with
   // Bluestein's or Rader's kernels at most 8n complex values; the chirp
-  // passes' tables n + m values (bluestein.h). Planned with
-  // the wake cost unknown: small passes then stay one task, whose SIMD
-  // groups and bunches are the widest any wake cost gives.
+  // passes' tables n + m values (bluestein.h); a four-step twiddle table
+  // rows x columns. Planned with the wake cost unknown: small passes then
+  // stay one task, whose SIMD groups and bunches are the widest any wake
+  // cost gives.
   static std::size_t working_bytes(const TransformSpec& spec, std::int64_t threads) {
     const auto buffer_bound = [](const LinePlanChoice& c) {
       return 4 * static_cast<std::size_t>(c.n) + 64;
@@ -108,6 +112,8 @@ class CpuTransformImpl final : public CpuTransform {
       scratch = std::max(scratch, pass.bunch * pass.group_scratch * pass.lanes);
       tables += chirp_op(pass.op) ? static_cast<std::size_t>(pass.n + pass.chirp_length)
                                   : 8 * static_cast<std::size_t>(pass.n);
+      if (pass.twiddle_table)
+        tables += static_cast<std::size_t>(pass.twiddled->rows * pass.twiddled->columns);
     }
     const std::size_t threads_at_once = static_cast<std::size_t>(std::max<std::int64_t>(threads, 1));
     return (static_cast<std::size_t>(plan.temp_elements + plan.work_elements) +

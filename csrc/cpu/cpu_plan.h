@@ -79,8 +79,10 @@ struct CpuPass {
   bool forward = true;  // the exponent's sign this pass runs with
   bool last = false;   // applies the transform's scale, may stream its stores
   // The column pass of a four-step split multiplies by its twiddles on the
-  // way out.
+  // way out: from a table of all rows x columns of them, rounded to the
+  // precision (twiddle_table), or each formed in double as it is used.
   std::optional<FourStepSplit> twiddled;
+  bool twiddle_table = false;
 
   std::size_t lanes = 1;  // widest SIMD group: lines transformed at once
   std::size_t bunch = 1;  // SIMD groups gathered and scattered together

@@ -26,6 +26,7 @@ std::string CpuPlan::describe() const {
         << kBuffers[static_cast<int>(p.dst)] << " lanes " << p.lanes << " bunch " << p.bunch
         << " tasks " << p.tasks << "x" << p.groups_per_task;
     if (p.twiddled) out << " twiddled " << p.twiddled->rows << "x" << p.twiddled->columns;
+    if (p.twiddle_table) out << " from a table";
     if (chirp_op(p.op)) out << " m " << p.chirp_length << " of " << kOps[static_cast<int>(p.chirp_of)];
     if (p.prefetch_ahead) out << " prefetch";
     if (p.output_ahead == OutputAhead::kWholeBunch) out << " write-ahead";
@@ -190,6 +191,9 @@ class Planner {
     columns.dst_strides = temp_strides;
     columns.n = split->rows;
     columns.twiddled = split;
+    columns.twiddle_table =
+        whole.lines() >= kTwiddleTableMinLines &&
+        whole.n * 2 * static_cast<std::int64_t>(machine_.value_bytes) <= kTwiddleTableMaxBytes;
     CpuPass rows = whole;
     rows.src = Buffer::kTemp;
     rows.shape = matrix;

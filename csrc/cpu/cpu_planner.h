@@ -51,6 +51,13 @@ using LinePlanSizer = std::function<std::size_t(const LinePlanChoice&)>;
 constexpr std::int64_t kFourStepMinLength = std::int64_t(1) << 16;
 // Neither factor of a four-step split may be shorter than this.
 constexpr std::int64_t kFourStepMinFactor = 16;
+// A four-step column pass reads its twiddles from a table of one line's
+// worth where each serves at least this many lines (the batch) and the table
+// is at most kTwiddleTableMaxBytes: forming each in double as it is used
+// took a fifth of the pass (benchmarks/stages.py, c2c float32 65536 x 32,
+// one thread), a table read from cache costs a load.
+constexpr std::int64_t kTwiddleTableMinLines = 4;
+constexpr std::int64_t kTwiddleTableMaxBytes = std::int64_t(4) << 20;
 // Contiguous lines of at most this many points carry too little arithmetic
 // per byte for the hardware prefetcher to stay ahead of the transform, and
 // prefetch the lines that follow in software (128-point lines gained nothing).

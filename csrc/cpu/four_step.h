@@ -22,11 +22,12 @@
 namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
 // The twiddles between the two passes, exp(-2 pi i k1 j2 / n) for k1 < rows
-// and j2 < columns, from double-precision tables of O(sqrt(n)) entries (the
-// plan keeps no table as large as its input): w^m for any m as the product of
-// two roots (ducc's UnityRoots), and w^(k1 j) for j below the pass's SIMD
-// width. A SIMD group of neighbouring columns c0 + j takes
-// w^(k1 c0) * w^(k1 j), multiplied in double and rounded once to T.
+// and j2 < columns, from double-precision tables of O(sqrt(n)) entries (a
+// line's worth, FourStepTwiddleTable below, only where a batch shares it):
+// w^m for any m as the product of two roots (ducc's UnityRoots), and
+// w^(k1 j) for j below the pass's SIMD width. A SIMD group of neighbouring
+// columns c0 + j takes w^(k1 c0) * w^(k1 j), multiplied in double and
+// rounded once to T.
 template <class T>
 class FourStepTwiddles final : public CachedValue {
  public:
@@ -58,6 +59,45 @@ class FourStepTwiddles final : public CachedValue {
   std::vector<ducc::Cmplx<double>> steps_;
 };
 
+// Every twiddle of a split, rounded to T from FourStepTwiddles' products,
+// for column passes whose twiddles each serve several lines (CpuPass::
+// twiddle_table). Columns in blocks of `lanes`, as a SIMD group takes them:
+// block b, row k1 holds the lanes real parts of w^(k1 c), c = b lanes ..,
+// then their imaginary parts (exp(+2 pi i m / n), as the products).
+template <class T>
+class FourStepTwiddleTable final : public CachedValue {
+ public:
+  explicit FourStepTwiddleTable(const FourStepTwiddles<T>& products, std::int64_t rows)
+      : lanes(products.lanes), rows_(rows),
+        values_(2 * static_cast<std::size_t>(rows * products.columns)) {
+    const auto width = static_cast<std::int64_t>(lanes);
+    for (std::int64_t block = 0; block < products.columns / width; ++block)
+      for (std::int64_t k1 = 0; k1 < rows; ++k1) {
+        const ducc::Cmplx<double> base = products.root(k1 * block * width);
+        const ducc::Cmplx<double>* step = products.steps(k1);
+        T* to = values_.data() + 2 * lanes * static_cast<std::size_t>(block * rows + k1);
+        for (std::size_t j = 0; j < lanes; ++j) {
+          to[j] = static_cast<T>(base.r * step[j].r - base.i * step[j].i);
+          to[lanes + j] = static_cast<T>(base.r * step[j].i + base.i * step[j].r);
+        }
+      }
+  }
+  std::size_t bytes() const override { return sizeof(*this) + values_.size() * sizeof(T); }
+
+  // The lanes real parts, then imaginary parts, of row k1 of the block of
+  // columns starting at `column` (a multiple of lanes).
+  const T* at(std::int64_t k1, std::int64_t column) const {
+    const std::int64_t block = column / static_cast<std::int64_t>(lanes);
+    return values_.data() + 2 * lanes * static_cast<std::size_t>(block * rows_ + k1);
+  }
+
+  const std::size_t lanes;
+
+ private:
+  std::int64_t rows_;
+  std::vector<T> values_;
+};
+
 template <class T>
 std::shared_ptr<const FourStepTwiddles<T>> get_four_step_twiddles(PlanCache& cache,
                                                                   FourStepSplit split,
@@ -66,6 +106,15 @@ std::shared_ptr<const FourStepTwiddles<T>> get_four_step_twiddles(PlanCache& cac
       PlanKey{plan_family("four_step_twiddles"),
               {sizeof(T), split.rows, split.columns, static_cast<std::int64_t>(lanes)}},
       [&] { return std::make_shared<const FourStepTwiddles<T>>(split.rows, split.columns, lanes); });
+}
+
+template <class T>
+std::shared_ptr<const FourStepTwiddleTable<T>> get_four_step_twiddle_table(
+    PlanCache& cache, const FourStepTwiddles<T>& products, FourStepSplit split) {
+  return cache.get<FourStepTwiddleTable<T>>(
+      PlanKey{plan_family("four_step_twiddle_table"),
+              {sizeof(T), split.rows, split.columns, static_cast<std::int64_t>(products.lanes)}},
+      [&] { return std::make_shared<const FourStepTwiddleTable<T>>(products, split.rows); });
 }
 
 }  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

@@ -47,6 +47,7 @@ struct PassPlans {
   const line_vectors::ComplexLines<T>* line_vectors = nullptr;
   const line_vectors::RealLines<T>* real_line_vectors = nullptr;
   std::shared_ptr<const FourStepTwiddles<T>> twiddles;
+  std::shared_ptr<const FourStepTwiddleTable<T>> twiddle_table;  // where the pass has one
   std::shared_ptr<const HalfLengthTwiddles<T>> half_length;
   std::shared_ptr<const ChirpTables<T>> chirp;
 };
@@ -140,7 +141,8 @@ class LineKernels {
       for (std::size_t j = 0; j < lanes; ++j) d[off[j] + i * ds] = Cmplx<T>(re[j], im[j]);
     };
     if (r.plans.twiddles) {
-      const FourStepTwiddled<V, lanes> twiddled(*r.plans.twiddles, first_line, groups, r.forward);
+      const FourStepTwiddled<V, lanes> twiddled(*r.plans.twiddles, r.plans.twiddle_table.get(),
+                                                first_line, groups, r.forward);
       for_each_in_bunch<true>(d, dst_off, ds, groups, lanes, 0, n,
                               [&](std::size_t g, std::int64_t i) {
                                 put(g, i, twiddled(res[g][i], g, i));
@@ -397,19 +399,30 @@ class LineKernels {
   // is multiplied by twiddle (i, c), conjugated for the inverse sign. A SIMD
   // group's lines are usually neighbouring columns c0 + j: their twiddles
   // are w^(i c0) times the table's w^(i j) (four_step.h). The roots are
-  // exp(+2 pi i m / n): the forward sign conjugates them.
+  // exp(+2 pi i m / n): the forward sign conjugates them. Groups of the
+  // table's width on whole blocks of its columns read them from `all`, if
+  // the pass has that table.
   template <class V, std::size_t lanes>
   class FourStepTwiddled {
    public:
-    FourStepTwiddled(const FourStepTwiddles<T>& table, std::int64_t first_line,
-                     std::size_t groups, bool forward)
-        : table_(table), sign_(forward ? -1.0 : 1.0) {
+    FourStepTwiddled(const FourStepTwiddles<T>& table, const FourStepTwiddleTable<T>* all,
+                     std::int64_t first_line, std::size_t groups, bool forward)
+        : table_(table), all_(all), sign_(forward ? -1.0 : 1.0) {
       for (std::size_t k = 0; k < groups * lanes; ++k)
         column_[k] = (first_line + static_cast<std::int64_t>(k)) % table.columns;
       in_order_ = lanes <= table.lanes && neighbours<lanes>(column_, groups);
+      bool whole_blocks = all && in_order_ && all->lanes == lanes;
+      for (std::size_t g = 0; whole_blocks && g < groups; ++g)
+        whole_blocks = column_[g * lanes] % static_cast<std::int64_t>(lanes) == 0;
+      if (!whole_blocks) all_ = nullptr;
     }
     Cmplx<V> operator()(const Cmplx<V>& x, std::size_t g, std::int64_t i) const {
       const std::int64_t* column = column_ + g * lanes;
+      if (all_) {
+        const T* w = all_->at(i, column[0]);
+        const V wr = load_lanes<V>(w), wi = load_lanes<V>(w + lanes) * V(static_cast<T>(sign_));
+        return Cmplx<V>(x.r * wr - x.i * wi, x.r * wi + x.i * wr);
+      }
       alignas(64) T w[2 * lanes];
       if (in_order_) {
         const Cmplx<double> base = table_.root(i * column[0]);
@@ -431,6 +444,7 @@ class LineKernels {
 
    private:
     const FourStepTwiddles<T>& table_;
+    const FourStepTwiddleTable<T>* all_;
     double sign_;
     std::int64_t column_[kMaxBunch * lanes];
     bool in_order_;

@@ -175,6 +175,21 @@ void test_most_square_split() {
          "rows: from the temporary into place, last");
   expect(r.plan.temp_elements == 2 << 20, "the temporary holds the whole output");
   expect(columns.bunch > 1, "strided columns are bunched");
+  expect(!columns.twiddle_table, "2 lines: twiddles formed as used");
+}
+
+void test_twiddle_table() {
+  auto table = [](std::int64_t lines, std::int64_t n, std::size_t value_bytes) {
+    const Recorded r = plan_of(spec(TransformKind::kC2C, {lines, n}, {1}), machine(value_bytes, 2));
+    expect(r.plan.passes.size() == 2 && r.plan.passes[0].twiddled && !r.plan.passes[1].twiddled,
+           "four-step: " + r.plan.describe());
+    return r.plan.passes[0].twiddle_table;
+  };
+  expect(table(kTwiddleTableMinLines, 1 << 16, 4), "float 2^16 x 4: from a table (512 KiB)");
+  expect(!table(kTwiddleTableMinLines - 1, 1 << 16, 4), "x 3: each twiddle serves too few lines");
+  expect(table(8, 1 << 18, 8), "double 2^18 x 8: a table of 4 MiB, the most");
+  expect(!table(8, 1 << 19, 8), "double 2^19: 8 MiB, formed as used");
+  expect(!table(8, 1 << 20, 4), "float 2^20: 8 MiB, formed as used");
 }
 
 void test_four_step_needs_a_free_temporary() {
@@ -390,6 +405,7 @@ const test_support::Suite kSuite("cpu_planner", {
     TEST_CASE(test_small_passes_share_when_waking_is_cheap),
     TEST_CASE(test_passes_of_2_mib_take_four_tasks_per_thread),
     TEST_CASE(test_most_square_split),
+    TEST_CASE(test_twiddle_table),
     TEST_CASE(test_four_step_needs_a_free_temporary),
     TEST_CASE(test_real_passes),
     TEST_CASE(test_long_real_lines_run_at_half_length),
