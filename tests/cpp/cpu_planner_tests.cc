@@ -187,9 +187,10 @@ void test_twiddle_table() {
   };
   expect(table(kTwiddleTableMinLines, 1 << 16, 4), "float 2^16 x 4: from a table (512 KiB)");
   expect(!table(kTwiddleTableMinLines - 1, 1 << 16, 4), "x 3: each twiddle serves too few lines");
-  expect(table(8, 1 << 18, 8), "double 2^18 x 8: a table of 4 MiB, the most");
-  expect(!table(8, 1 << 19, 8), "double 2^19: 8 MiB, formed as used");
-  expect(!table(8, 1 << 20, 4), "float 2^20: 8 MiB, formed as used");
+  expect(table(8, 1 << 16, 8), "double 2^16 x 8: a table of 1 MiB, the most");
+  expect(table(8, 1 << 17, 4), "float 2^17 x 8: 1 MiB");
+  expect(!table(8, 1 << 17, 8), "double 2^17: 2 MiB, formed as used");
+  expect(!table(8, 1 << 18, 4), "float 2^18: 2 MiB, formed as used");
 }
 
 void test_four_step_needs_a_free_temporary() {
