@@ -46,20 +46,32 @@ class FourStepTwiddles final : public CachedValue {
   ducc::Cmplx<double> root(std::int64_t m) const {
     return roots_[static_cast<std::size_t>(m)];
   }
-  // w^(k1 j) for j < lanes, in double precision.
-  const ducc::Cmplx<double>* steps(std::int64_t k1) const {
-    return steps_.data() + static_cast<std::size_t>(k1) * lanes;
+  // w^(k1 (c0 + j)) for j < count (at most lanes), rounded once to T: the
+  // real parts to re, the imaginary parts times `sign` to im.
+  void products(std::int64_t k1, std::int64_t c0, double sign, std::size_t count, T* re,
+                T* im) const {
+    const ducc::Cmplx<double> base = root(k1 * c0);
+    const ducc::Cmplx<double>* step = steps(k1);
+    for (std::size_t j = 0; j < count; ++j) {
+      re[j] = static_cast<T>(base.r * step[j].r - base.i * step[j].i);
+      im[j] = static_cast<T>(sign * (base.r * step[j].i + base.i * step[j].r));
+    }
   }
 
   const std::int64_t columns;
   const std::size_t lanes;
 
  private:
+  // w^(k1 j) for j < lanes, in double precision.
+  const ducc::Cmplx<double>* steps(std::int64_t k1) const {
+    return steps_.data() + static_cast<std::size_t>(k1) * lanes;
+  }
+
   const ducc::UnityRoots<double, ducc::Cmplx<double>> roots_;
   std::vector<ducc::Cmplx<double>> steps_;
 };
 
-// Every twiddle of a split, rounded to T from FourStepTwiddles' products,
+// Every twiddle of a split, FourStepTwiddles::products rounded to T once,
 // for column passes whose twiddles each serve several lines (CpuPass::
 // twiddle_table). Columns in blocks of `lanes`, as a SIMD group takes them:
 // block b, row k1 holds the lanes real parts of w^(k1 c), c = b lanes ..,
@@ -67,19 +79,14 @@ class FourStepTwiddles final : public CachedValue {
 template <class T>
 class FourStepTwiddleTable final : public CachedValue {
  public:
-  explicit FourStepTwiddleTable(const FourStepTwiddles<T>& products, std::int64_t rows)
-      : lanes(products.lanes), rows_(rows),
-        values_(2 * static_cast<std::size_t>(rows * products.columns)) {
+  explicit FourStepTwiddleTable(const FourStepTwiddles<T>& twiddles, std::int64_t rows)
+      : lanes(twiddles.lanes), rows_(rows),
+        values_(2 * static_cast<std::size_t>(rows * twiddles.columns)) {
     const auto width = static_cast<std::int64_t>(lanes);
-    for (std::int64_t block = 0; block < products.columns / width; ++block)
+    for (std::int64_t block = 0; block < twiddles.columns / width; ++block)
       for (std::int64_t k1 = 0; k1 < rows; ++k1) {
-        const ducc::Cmplx<double> base = products.root(k1 * block * width);
-        const ducc::Cmplx<double>* step = products.steps(k1);
         T* to = values_.data() + 2 * lanes * static_cast<std::size_t>(block * rows + k1);
-        for (std::size_t j = 0; j < lanes; ++j) {
-          to[j] = static_cast<T>(base.r * step[j].r - base.i * step[j].i);
-          to[lanes + j] = static_cast<T>(base.r * step[j].i + base.i * step[j].r);
-        }
+        twiddles.products(k1, block * width, 1.0, lanes, to, to + lanes);
       }
   }
   std::size_t bytes() const override { return sizeof(*this) + values_.size() * sizeof(T); }
@@ -110,11 +117,11 @@ std::shared_ptr<const FourStepTwiddles<T>> get_four_step_twiddles(PlanCache& cac
 
 template <class T>
 std::shared_ptr<const FourStepTwiddleTable<T>> get_four_step_twiddle_table(
-    PlanCache& cache, const FourStepTwiddles<T>& products, FourStepSplit split) {
+    PlanCache& cache, const FourStepTwiddles<T>& twiddles, FourStepSplit split) {
   return cache.get<FourStepTwiddleTable<T>>(
       PlanKey{plan_family("four_step_twiddle_table"),
-              {sizeof(T), split.rows, split.columns, static_cast<std::int64_t>(products.lanes)}},
-      [&] { return std::make_shared<const FourStepTwiddleTable<T>>(products, split.rows); });
+              {sizeof(T), split.rows, split.columns, static_cast<std::int64_t>(twiddles.lanes)}},
+      [&] { return std::make_shared<const FourStepTwiddleTable<T>>(twiddles, split.rows); });
 }
 
 }  // namespace jax_apple_fft::JAX_APPLE_FFT_SIMD

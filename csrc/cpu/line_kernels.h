@@ -425,12 +425,7 @@ class LineKernels {
       }
       alignas(64) T w[2 * lanes];
       if (in_order_) {
-        const Cmplx<double> base = table_.root(i * column[0]);
-        const Cmplx<double>* step = table_.steps(i);
-        for (std::size_t j = 0; j < lanes; ++j) {
-          w[j] = static_cast<T>(base.r * step[j].r - base.i * step[j].i);
-          w[lanes + j] = static_cast<T>(sign_ * (base.r * step[j].i + base.i * step[j].r));
-        }
+        table_.products(i, column[0], sign_, lanes, w, w + lanes);
       } else {
         for (std::size_t j = 0; j < lanes; ++j) {
           const Cmplx<double> t = table_.root(i * column[j]);
