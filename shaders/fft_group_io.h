@@ -294,8 +294,8 @@ inline StageThread load_first_stage(constant FftParams& p, StockhamBuffers io, u
 // table at the element's own index (prepares_all_stores), a thread prepares all
 // its stores before committing any: a store may alias the table the next one
 // reads, so a load placed after a store waits for it, while loads issued
-// together overlap their latencies (Rader 12289's scatter pass, a table load
-// between stores, ran 3 times as long as its row pass). The four-step
+// together overlap their latencies (a pass storing through a table, a load
+// between stores, ran 3 times as long as one without). The four-step
 // twiddle, two loads and a product per element, keeps each value stored as
 // it is prepared: holding them all spilled registers (3^12's first pass
 // 40 -> 80 bytes, 1.10 times slower on the H200).
@@ -306,19 +306,16 @@ struct PreparedStore {
 
 inline bool prepares_all_stores(constant FftParams& p) {
   const uint mode = dispatch_post_mode(p);
-  return mode == FFT_FUSED_TIMES_TABLE || mode == FFT_FUSED_RADER_SCATTER;
+  return mode == FFT_FUSED_TIMES_TABLE;
 }
 
 inline bool store_skipped(constant FftParams& p, TransformSide t, uint g) {
-  const bool scatter = dispatch_post_mode(p) == FFT_FUSED_RADER_SCATTER;
-  return (scatter || !t.dense) && g >= p.out.valid;
+  return !t.dense && g >= p.out.valid;
 }
 
-// Rader's scatter stores at the element the post table names.
 inline PreparedStore prepare_store(constant FftParams& p, StockhamBuffers io, TransformSide t,
                                    uint i, float2 v) {
   uint g = element_index(t, p.out, i);
-  if (dispatch_post_mode(p) == FFT_FUSED_RADER_SCATTER) g = uint(io.post[g].x);
   if (!store_skipped(p, t, g)) {
     if (dispatch_post_mode(p) == FFT_FUSED_TIMES_TABLE) {
       v = complex_mul(v, io.post[g]);
@@ -335,20 +332,14 @@ inline void commit_store(constant FftParams& p, StockhamBuffers io, TransformSid
   write_kind(io.out, dispatch_out_kind(p), t.base, s.g, t.dense ? 1u : p.out.elem_stride, s.v);
 }
 
-// Rader's first and last passes carry bin 0 beside the convolution: the
-// first keeps x[0] as output element `valid`, the last stores its input
-// element `valid` (x[0] + A[0], from the convolving pass) as X[0]. The
-// thread of rank 0 on the transform of residue 0 does it.
+// Rader's first pass keeps x[0] beside the convolution, as output element
+// `valid`: the thread of rank 0 on the transform of residue 0 copies it.
 inline void store_rader_extra(constant FftParams& p, StockhamBuffers io, uint transform,
                               TransformSide out, uint rank) {
-  const bool first = dispatch_pre_mode(p) == FFT_FUSED_RADER_GATHER;
-  const bool last = dispatch_post_mode(p) == FFT_FUSED_RADER_SCATTER;
-  if ((!first && !last) || rank != 0u || out.residue != 0u) return;
+  if (dispatch_pre_mode(p) != FFT_FUSED_RADER_GATHER || rank != 0u || out.residue != 0u) return;
   TransformSide in = input_side(p, transform);
-  float2 v = read_kind(io.in, dispatch_in_kind(p), in.base, first ? 0u : p.in.valid,
-                       p.in.elem_stride);
-  write_kind(io.out, dispatch_out_kind(p), out.base, first ? p.out.valid : 0u, p.out.elem_stride,
-             first ? v : v * p.scale);
+  float2 v = read_kind(io.in, dispatch_in_kind(p), in.base, 0u, p.in.elem_stride);
+  write_kind(io.out, dispatch_out_kind(p), out.base, p.out.valid, p.out.elem_stride, v);
 }
 
 // Stores a thread's outputs of the last stage (radix R) from its registers,

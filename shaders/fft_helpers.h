@@ -68,3 +68,9 @@ inline float2 read_element(constant FftSide& s, device const float* buffer, uint
 inline void write_element(constant FftSide& s, device float* buffer, uint batch, uint g, float2 v) {
   write_kind(buffer, s.kind, side_base(s, batch), g, s.elem_stride, v);
 }
+
+// The item of a one-thread-per-item kernel (fft_real.metal, fft_permute.metal):
+// the planner gives each batch entry `per_batch` items, `transforms` in all.
+inline uint item_index(constant FftParams& p, uint tid, uint group) {
+  return group * p.group_threads + tid;
+}

@@ -75,9 +75,6 @@ using uint = std::uint32_t;
                                         // points from its n + 1 bins; the same table
 #define FFT_FUSED_RADER_GATHER 5u       // pre: element g is x[table[g].x]; the store keeps x[0]
                                         // as output element `valid` (Rader's first pass)
-#define FFT_FUSED_RADER_SCATTER 6u      // post: element g is stored as element table[g].x,
-                                        // `valid` applying to that index; input element
-                                        // `valid` is stored as element 0 (Rader's last pass)
 
 // The convolution a dispatch runs (FftParams::convolve).
 #define FFT_CONVOLVE_NONE 0u

@@ -9,10 +9,6 @@
 // One thread per output element; twiddles[k] = e^{-2 pi i k / n}.
 #include "fft_helpers.h"
 
-inline uint item_index(constant FftParams& p, uint tid, uint group) {
-  return group * p.group_threads + tid;
-}
-
 inline void r2c_unpack_body(device const float* in, device float* out,
                             device const float2* twiddles, constant FftParams& p, uint item) {
   if (item >= p.transforms) return;

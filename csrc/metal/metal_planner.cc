@@ -454,36 +454,43 @@ class Planner {
                     add_table(spectrum));
       return;
     }
-    convolution_passes(spectrum, FFT_CONVOLVE_BLUESTEIN, in, out, by_chirp, by_chirp, scale);
+    const Endpoint middle = scratch_at(add_scratch(batch_ * m * 8), std::uint32_t(m));
+    convolution_passes(spectrum, FFT_CONVOLVE_BLUESTEIN, in, middle, out, by_chirp, by_chirp,
+                       scale);
   }
 
   // X[g^-q] = x[0] + sum_p x[g^p] b[q - p], b[m] = w_n^(g^-m), for a prime n
   // with primitive root g: a circular convolution of n - 1 points in
-  // convolution_passes. The column pass gathers x[g^q] and keeps x[0] beside
-  // each batch entry's scratch; the row pass convolves, adds x[0] to the
-  // product's element 0 (so to every output) and keeps x[0] plus the sum of
-  // x[g^q], which is X[0]; the column pass back scatters to X[g^-q] and
-  // stores X[0] (FFT_CONVOLVE_RADER and the Rader modes, fft_params.h).
+  // convolution_passes, in a scratch that keeps one more value per batch
+  // entry. The column pass gathers x[g^q] and keeps x[0] as that value; the
+  // row pass convolves, adds x[0] to the product's element 0 (so to every
+  // output) and keeps x[0] plus the sum of x[g^q], which is X[0]
+  // (FFT_CONVOLVE_RADER); the column pass back leaves X[g^-q] at element q,
+  // and fft_permute stores every bin in order, each read from where it lies
+  // (bins stored straight to their permuted places were written a sector
+  // piece at a time).
   void rader(std::uint64_t n, std::uint64_t generator, bool inverse, Endpoint in, Endpoint out,
              double scale) {
-    FusedOperation gather, scatter;
+    FusedOperation gather;
     gather.mode = FFT_FUSED_RADER_GATHER;
     gather.table = add_table(metal_tables::rader_indices(n, generator, false));
-    scatter.mode = FFT_FUSED_RADER_SCATTER;
-    scatter.table = add_table(metal_tables::rader_indices(n, generator, true));
+    const std::uint32_t m = std::uint32_t(n - 1);
+    const Endpoint middle = scratch_at(add_scratch(batch_ * n * 8), m, std::uint32_t(n));
     convolution_passes(metal_tables::rader_spectrum(n, generator, inverse ? +1 : -1),
-                       FFT_CONVOLVE_RADER, in, out, gather, scatter, scale);
+                       FFT_CONVOLVE_RADER, in, middle, middle, gather, {}, 1.0);
+    elementwise("fft_permute", out.side.valid, middle, out,
+                add_table(metal_tables::rader_sources(n, generator)), scale);
   }
 
   // A circular convolution of m = n1 n2 points (the spectrum's length, split
-  // four-step) in three passes, the forward and inverse transforms sharing
-  // their middle: the column pass goes forward (`load` on its load); one row
-  // pass goes forward, multiplies by the spectrum (stored in row order) and
-  // comes back; a column pass comes back (`store` and the scale on its store):
+  // four-step) in three passes through `middle`, the forward and inverse
+  // transforms sharing their middle: the column pass goes forward (`load` on
+  // its load); one row pass goes forward, multiplies by the spectrum (stored
+  // in row order) and comes back; a column pass comes back (`store` and the
+  // scale on its store), in place where `out` is `middle`:
   // x[j1 n2 + j2] = sum_k1 w_n1^(-j1 k1) w_m^(-j2 k1) sum_k2 P[k1 + n1 k2] w_n2^(-j2 k2).
-  // Rader's scratch keeps one more value per batch entry (its bin 0).
   void convolution_passes(const std::vector<std::complex<double>>& spectrum,
-                          std::uint32_t convolution, Endpoint in, Endpoint out,
+                          std::uint32_t convolution, Endpoint in, Endpoint middle, Endpoint out,
                           FusedOperation load, FusedOperation store, double scale) {
     const std::uint64_t m = spectrum.size();
     const auto [n1, n2] = *four_step_split(m);
@@ -491,9 +498,6 @@ class Planner {
     for (std::uint64_t k1 = 0; k1 < n1; ++k1) {
       for (std::uint64_t k2 = 0; k2 < n2; ++k2) in_rows[k1 * n2 + k2] = spectrum[k1 + n1 * k2];
     }
-    const std::uint64_t pitch = convolution == FFT_CONVOLVE_RADER ? m + 1 : m;
-    const Endpoint middle =
-        scratch_at(add_scratch(batch_ * pitch * 8), std::uint32_t(m), std::uint32_t(pitch));
     const FusedOperation twiddle = four_step_twiddle(m);
     stockham_pass(n1, false, batch_ * n2, n2, columns(in, n2), columns(middle, n2), load, twiddle,
                   1.0);

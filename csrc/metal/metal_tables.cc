@@ -91,6 +91,16 @@ std::vector<std::complex<double>> rader_indices(std::uint64_t n, std::uint64_t g
   return table;
 }
 
+std::vector<std::complex<double>> rader_sources(std::uint64_t n, std::uint64_t g) {
+  const std::vector<std::complex<double>> bins = rader_indices(n, g, true);
+  std::vector<std::complex<double>> table(n);
+  table[0] = static_cast<double>(n - 1);
+  for (std::uint64_t q = 0; q + 1 < n; ++q) {
+    table[static_cast<std::uint64_t>(bins[q].real())] = static_cast<double>(q);
+  }
+  return table;
+}
+
 std::vector<std::complex<double>> rader_spectrum(std::uint64_t n, std::uint64_t g, int sign) {
   const std::vector<std::complex<double>> exponents = rader_indices(n, g, true);
   std::vector<std::complex<double>> b(n - 1);

@@ -27,6 +27,10 @@ std::uint64_t power_mod(std::uint64_t b, std::uint64_t e, std::uint64_t n);
 // exact in float.
 std::vector<std::complex<double>> rader_indices(std::uint64_t n, std::uint64_t g, bool inverse);
 
+// Where Rader's convolution leaves each bin (fft_permute's table): entry k
+// of n is q for k = g^-q mod n, and n - 1 for bin 0, kept after the others.
+std::vector<std::complex<double>> rader_sources(std::uint64_t n, std::uint64_t g);
+
 // FFT_{n-1} of b[q] = e^{sign 2 pi i (g^-q mod n) / n}, divided by n - 1: the
 // spectrum Rader's convolution multiplies by; sign = -1 forward, +1 inverse.
 std::vector<std::complex<double>> rader_spectrum(std::uint64_t n, std::uint64_t g, int sign);

@@ -70,8 +70,6 @@ const char* fused_name(std::uint32_t fused) {
       return "c2r_pack";
     case FFT_FUSED_RADER_GATHER:
       return "rader_gather";
-    case FFT_FUSED_RADER_SCATTER:
-      return "rader_scatter";
   }
   return "?";
 }

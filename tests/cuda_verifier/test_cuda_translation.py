@@ -83,7 +83,8 @@ def test_every_planned_kernel_has_an_entry_point():
 
     named = set()
     for kind, n in ((C2C, 64), (C2C, 1 << 16), (C2C, 4097), (C2C, 3 * 11 * 13), (R2C, 1000),
-                    (C2R, 1000), (R2C, 1 << 14), (C2R, 1 << 14), (R2C, 999), (C2R, 999)):
+                    (C2R, 1000), (R2C, 1 << 14), (C2R, 1 << 14), (R2C, 999), (C2R, 999),
+                    (C2C, 12289)):
         in_n = n // 2 + 1 if kind == C2R else n
         plan, _ = MetalPlanRunner.plan(kind, kind != C2R, n, (2, in_n), axis=1)
         named |= {d["kernel"] for d in plan.dispatches}

@@ -282,14 +282,20 @@ def test_primes_with_smooth_predecessors_take_rader(n, split):
     """A prime n whose n - 1 splits four-step, where Bluestein would take
     three passes, convolves n - 1 points: the column pass gathers x[g^q],
     the row pass convolves (Rader's: x[0] joins element 0 of the product,
-    X[0] is kept beside the scratch), the column pass back scatters to
-    X[g^-q]. Each batch entry's scratch holds n values: n - 1 and X[0]."""
+    X[0] is kept beside the scratch), the column pass back transforms in
+    place, and fft_permute stores the bins in order. Each batch entry's
+    scratch holds n values: n - 1 and X[0]."""
     p = plan(C2C, n, batch=3)
-    first, middle, last = (d["params"] for d in p.dispatches)
+    assert [d["kernel"] for d in p.dispatches][3] == "fft_permute"
+    first, middle, last, permute = (d["params"] for d in p.dispatches)
     assert (first["n"], middle["n"]) == split and last["n"] == split[0]
-    assert (first["pre_mode"], last["post_mode"]) == ("rader_gather", "rader_scatter")
+    assert (first["pre_mode"], last["post_mode"]) == ("rader_gather", "none")
     assert (middle["convolve"], first["convolve"], last["convolve"]) == (2, 0, 0)
     assert middle["in"]["valid"] == n - 1 and middle["in"]["outer_stride"] == n
+    assert last["out"] == {**middle["in"], "g_mul": split[1], "r_mul": 1,
+                           "walk": last["out"]["walk"]}
+    assert (permute["transforms"], permute["per_batch"]) == (3 * n, n)
+    assert permute["in"]["outer_stride"] == n and permute["out"]["valid"] == n
     assert p.scratch_bytes == 3 * n * 8
 
 
@@ -302,18 +308,21 @@ def test_other_primes_take_bluestein(n):
 
 def test_rader_indices_are_powers_of_a_primitive_root():
     """The gather table holds g^q mod n for every q < n - 1 (each nonzero
-    residue once), the scatter table their inverses."""
+    residue once); the permutation's reads bin g^-q from element q, bin 0
+    from element n - 1."""
     n = 12289
     p = plan(C2C, n)
     tables = np.frombuffer(p.tables, np.float32).reshape(-1, 2)
     gather = p.dispatches[0]["bindings"][3][2] // 8
-    scatter = p.dispatches[2]["bindings"][4][2] // 8
+    permute = p.dispatches[3]["bindings"][2][2] // 8
     powers = tables[gather:gather + n - 1, 0].astype(np.int64)
-    inverses = tables[scatter:scatter + n - 1, 0].astype(np.int64)
+    sources = tables[permute:permute + n, 0].astype(np.int64)
     assert sorted(powers) == list(range(1, n))
-    assert np.all(powers * inverses % n == 1)
     g = int(powers[1])
     assert np.all(powers[1:] == powers[:-1] * g % n)
+    assert sources[0] == n - 1 and sorted(sources) == list(range(n))
+    q = sources[1:]
+    assert np.all(powers[q] * np.arange(1, n) % n == 1)  # g^q * g^-q = 1
 
 
 def test_short_bluestein_convolutions_take_one_pass():

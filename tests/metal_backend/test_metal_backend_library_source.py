@@ -10,7 +10,7 @@ from jax_apple_fft import _core
 
 SHADERS = pathlib.Path(__file__).resolve().parents[2] / "shaders"
 KERNELS = ("fft_stockham", "fft_stockham_pow2", "fft_stockham_smooth7", "fft_r2c_unpack",
-           "fft_c2r_pack", "fft_c2r_expand")
+           "fft_c2r_pack", "fft_c2r_expand", "fft_permute")
 
 
 @pytest.fixture(scope="module")

@@ -34,8 +34,9 @@ ROUTES = {
     "Bluestein, one pass": lambda c: one_dispatch(c)["params"]["convolve"] == 1,
     "Bluestein, four-step": lambda c: [d["params"]["convolve"] for d in dispatches(c)]
         == [0, 1, 0],
-    "Rader": lambda c: [d["params"]["convolve"] for d in dispatches(c)] == [0, 2, 0]
-        and dispatches(c)[0]["params"]["pre_mode"] == "rader_gather",
+    "Rader": lambda c: [d["params"]["convolve"] for d in dispatches(c)] == [0, 2, 0, 0]
+        and dispatches(c)[0]["params"]["pre_mode"] == "rader_gather"
+        and dispatches(c)[-1]["kernel"] == "fft_permute",
     "R2C, one pass": lambda c: one_dispatch(c)["params"]["post_mode"] == "r2c_unpack",
     "R2C, unpack pass": lambda c: dispatches(c)[-1]["kernel"] == "fft_r2c_unpack",
     "C2R, one pass": lambda c: one_dispatch(c)["params"]["pre_mode"] == "c2r_pack",
@@ -45,7 +46,7 @@ ROUTES = {
 }
 
 KERNELS = {"fft_stockham_pow2", "fft_stockham_smooth7", "fft_stockham", "fft_r2c_unpack",
-           "fft_c2r_pack"}
+           "fft_c2r_pack", "fft_permute"}
 
 
 def test_every_family_is_checked_and_takes_its_route():

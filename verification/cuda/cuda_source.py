@@ -31,7 +31,7 @@ INCLUDE_DIRS = (pathlib.Path(__file__).resolve().parent, REPOSITORY / "csrc", SH
 
 # The kernels of shaders/fft_library.metal, by their Metal function names.
 FFT_KERNELS = ("fft_stockham", "fft_stockham_pow2", "fft_stockham_smooth7", "fft_r2c_unpack",
-               "fft_c2r_pack", "fft_c2r_expand")
+               "fft_c2r_pack", "fft_c2r_expand", "fft_permute")
 # The race detector's test kernels (tests/cpp/metal/racy_reverse.metal).
 RACY_KERNELS = ("reverse_synchronised", "reverse_missing_barrier")
 RACY_SOURCE = REPOSITORY / "tests" / "cpp" / "metal" / "racy_reverse.metal"

@@ -20,6 +20,7 @@ shaders::KernelFunction find_kernel(std::string_view name) {
       {"fft_r2c_unpack", &shaders::fft_r2c_unpack},
       {"fft_c2r_pack", &shaders::fft_c2r_pack},
       {"fft_c2r_expand", &shaders::fft_c2r_expand},
+      {"fft_permute", &shaders::fft_permute},
   };
   for (const Entry& entry : kernels) {
     if (entry.name == name) return entry.function;

@@ -123,11 +123,12 @@ void test_planner_decisions() {
   EXPECT(bluestein_pow2->dispatches[0].params.n * bluestein_pow2->dispatches[1].params.n == 8192);
   // 8191 - 1 = 2 * 3^2 * 5 * 7 * 13 splits: Rader convolves 8190 points
   auto rader = build_metal_plan(request_for(TransformKind::kC2C, 8191, 1));
-  EXPECT(rader->dispatches.size() == 3);
+  EXPECT(rader->dispatches.size() == 4);
   EXPECT(rader->dispatches[0].params.n * rader->dispatches[1].params.n == 8190);
   EXPECT(rader->dispatches[0].params.pre_mode == FFT_FUSED_RADER_GATHER);
   EXPECT(rader->dispatches[1].params.convolve == FFT_CONVOLVE_RADER);
-  EXPECT(rader->dispatches[2].params.post_mode == FFT_FUSED_RADER_SCATTER);
+  EXPECT(rader->dispatches[2].params.post_mode == FFT_FUSED_NONE);
+  EXPECT(rader->dispatches[3].kernel == "fft_permute");
 
   // a convolution of length 196 >= 2 * 97 - 1 fits one group: one pass
   auto small_bluestein = build_metal_plan(request_for(TransformKind::kC2C, 97, 1));
