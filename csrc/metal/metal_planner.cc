@@ -487,7 +487,9 @@ class Planner {
   // transforms sharing their middle: the column pass goes forward (`load` on
   // its load); one row pass goes forward, multiplies by the spectrum (stored
   // in row order) and comes back; a column pass comes back (`store` and the
-  // scale on its store), in place where `out` is `middle`:
+  // scale on its store), in place where `out` is `middle` (a group reads all
+  // its elements before its first store: a barrier lies between, or one
+  // stage whose thread stores the elements it loaded):
   // x[j1 n2 + j2] = sum_k1 w_n1^(-j1 k1) w_m^(-j2 k1) sum_k2 P[k1 + n1 k2] w_n2^(-j2 k2).
   void convolution_passes(const std::vector<std::complex<double>>& spectrum,
                           std::uint32_t convolution, Endpoint in, Endpoint middle, Endpoint out,
