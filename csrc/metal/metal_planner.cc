@@ -625,9 +625,10 @@ class Planner {
     return spectrum.value_or(unused);
   }
 
-  // One thread per item: `per_batch` items for each batch entry.
+  // One thread per item: `per_batch` items for each batch entry; `table` (the
+  // real passes' roots, fft_permute's indices) at every table binding.
   void elementwise(const char* kernel, std::uint64_t per_batch, Endpoint in, Endpoint out,
-                   std::uint64_t twiddles, double scale) {
+                   std::uint64_t table, double scale) {
     const std::uint64_t items = batch_ * per_batch;
     const std::uint32_t group_threads = std::uint32_t(std::min<std::uint64_t>(kMaxGroupThreads, items));
     FftParams p{};
@@ -648,10 +649,10 @@ class Planner {
     d.threads = {group_threads, 1, 1};
     d.bindings = {{0, in.buffer, in.offset_bytes},
                   {1, out.buffer, out.offset_bytes},
-                  {2, MetalBufferSlot::tables, twiddles},
-                  {3, MetalBufferSlot::tables, twiddles},
-                  {4, MetalBufferSlot::tables, twiddles},
-                  {5, MetalBufferSlot::tables, twiddles}};
+                  {2, MetalBufferSlot::tables, table},
+                  {3, MetalBufferSlot::tables, table},
+                  {4, MetalBufferSlot::tables, table},
+                  {5, MetalBufferSlot::tables, table}};
     d.params = p;
     plan_->dispatches.push_back(std::move(d));
   }
