@@ -31,12 +31,7 @@ using metal_routes::stockham_kernel;
 using metal_routes::three_pass_split;
 
 constexpr std::uint32_t kMaxGroupThreads = metal_routes::kMaxTransformThreads;
-// Threads per transform whose loads and stores along a contiguous transform
-// count as coalesced: 32 bytes per access, whatever the GPU's piece, since
-// the group's own later accesses read the rest of a wider piece (on the
-// H200, 16 = 4 * 4 on 4 threads ran 1.4 times faster than one thread
-// walking the group's transforms as one run through threadgroup memory).
-constexpr std::uint32_t kAlongThreads = 4;
+using metal_routes::kAlongThreads;
 constexpr std::uint64_t kAlignment = 256;  // bytes; every table and scratch region starts aligned
 constexpr std::uint64_t kIndexLimit = std::uint64_t(1) << 32;  // kernels index floats with uint
 
@@ -298,9 +293,10 @@ class Planner {
   }
 
   // The shape of a pass with a strided side (every pass of a split length).
-  metal_routes::StockhamShape strided_shape(std::uint32_t n) const {
+  metal_routes::StockhamShape strided_shape(std::uint32_t n, bool ends_without_walks = true) const {
     return metal_routes::stockham_shape(n, kMaxGroupThreads / std::max<std::uint32_t>(8, across_),
-                                        1, /*tens_where_more_ends=*/false);
+                                        1, /*tens_where_more_ends=*/ends_without_walks,
+                                        ends_without_walks);
   }
 
   bool every_end_in_registers(const std::array<std::uint32_t, 3>& lengths) const {
@@ -527,8 +523,12 @@ class Planner {
     // from 64 points (64 = 8 * 8 on 8 threads ran 1.23 times faster than
     // 16 * 4 on 4: half the registers and threadgroup memory per transform).
     const std::uint32_t least_threads = n >= 64 ? 8 : kAlongThreads;
+    // Both ends of a pass that packs, unpacks or convolves walk through
+    // threadgroup memory.
+    const bool ends_without_walks =
+        !spectrum && pre.mode != FFT_FUSED_C2R_PACK && post.mode != FFT_FUSED_R2C_UNPACK;
     const metal_routes::StockhamShape shape =
-        strided ? strided_shape(n)
+        strided ? strided_shape(n, ends_without_walks)
                 : metal_routes::stockham_shape(n, kMaxGroupThreads, least_threads);
     const std::vector<std::uint32_t>& radices = shape.radices;
     const std::uint32_t threads_each = shape.threads;

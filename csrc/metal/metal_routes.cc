@@ -124,8 +124,13 @@ const char* stockham_kernel(const std::vector<std::uint32_t>& radices) {
 
 namespace {
 
+// Butterflies of radix R one thread holds in a stage (FFT_STAGE_HELD).
+std::uint32_t stage_held(std::uint32_t radix) {
+  return (FFT_MAX_THREAD_VALUES + radix - 1) / radix;
+}
+
 std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint32_t>& radices,
-                                    std::uint32_t most_threads) {
+                                    std::uint32_t most_threads, bool ends_without_walks) {
   if (radices.empty()) return 1;
   // Fewest threads that hold any stage: no thread loads or stores more than
   // FFT_MAX_THREAD_VALUES elements, and FFT_STAGE_HELD(R) butterflies of
@@ -134,6 +139,17 @@ std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint
   const std::uint32_t most = std::max<std::uint32_t>(fewest, std::min<std::uint32_t>(n, most_threads));
   const std::uint32_t first = n / radices.front();
   const std::uint32_t last = n / radices.back();
+  if (ends_without_walks) {
+    // Where both ends divide, no walk loads or stores: the stages' held
+    // butterflies alone bound the threads from below.
+    std::uint32_t fewest_held = kAlongThreads;
+    for (std::uint32_t radix : radices) {
+      fewest_held = std::max(fewest_held, (n / radix + stage_held(radix) - 1) / stage_held(radix));
+    }
+    for (std::uint32_t t = fewest_held; t < fewest; ++t) {
+      if (first % t == 0 && last % t == 0) return t;
+    }
+  }
   std::uint32_t first_only = 0, last_only = 0;
   for (std::uint32_t t = fewest; t <= most; ++t) {
     const bool divides_first = first % t == 0, divides_last = last % t == 0;
@@ -173,17 +189,17 @@ namespace {
 // The shape of `radices` in the order that suits it: even radices first or
 // odd ones first (metal_routes.h).
 StockhamShape ordered_shape(std::uint32_t n, std::vector<std::uint32_t> radices,
-                            std::uint32_t most_threads) {
+                            std::uint32_t most_threads, bool ends_without_walks) {
   StockhamShape shape;
   shape.n = n;
   shape.radices = std::move(radices);
-  shape.threads = threads_per_transform(n, shape.radices, most_threads);
+  shape.threads = threads_per_transform(n, shape.radices, most_threads, ends_without_walks);
   const auto odd = [](std::uint32_t r) { return r % 2 == 1; };
   if (std::any_of(shape.radices.begin(), shape.radices.end(), odd) &&
       !std::all_of(shape.radices.begin(), shape.radices.end(), odd)) {
     StockhamShape odd_first = shape;
     std::stable_partition(odd_first.radices.begin(), odd_first.radices.end(), odd);
-    odd_first.threads = threads_per_transform(n, odd_first.radices, most_threads);
+    odd_first.threads = threads_per_transform(n, odd_first.radices, most_threads, ends_without_walks);
     const int ends = shape.ends_in_registers(), odd_first_ends = odd_first.ends_in_registers();
     const bool scatters_apart = shape.radices.front() >= 4;  // not a lone radix 2
     if (odd_first_ends > ends ||
@@ -207,10 +223,18 @@ std::optional<std::vector<std::uint32_t>> radices_with_tens(std::uint32_t n) {
 }  // namespace
 
 StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads,
-                             std::uint32_t least_threads, bool tens_where_more_ends) {
-  StockhamShape shape = ordered_shape(n, *stockham_radices(n), most_threads);
+                             std::uint32_t least_threads, bool tens_where_more_ends,
+                             bool ends_without_walks) {
+  // The walks' threads, or fewer where those put both ends in registers.
+  const auto shape_of = [&](const std::vector<std::uint32_t>& radices) {
+    StockhamShape walked = ordered_shape(n, radices, most_threads, false);
+    if (!ends_without_walks || walked.ends_in_registers() == 2) return walked;
+    StockhamShape fewer = ordered_shape(n, radices, most_threads, true);
+    return fewer.ends_in_registers() == 2 ? fewer : walked;
+  };
+  StockhamShape shape = shape_of(*stockham_radices(n));
   if (const auto tens = tens_where_more_ends ? radices_with_tens(n) : std::nullopt) {
-    StockhamShape with_tens = ordered_shape(n, *tens, most_threads);
+    StockhamShape with_tens = shape_of(*tens);
     if (with_tens.ends_in_registers() > shape.ends_in_registers()) shape = with_tens;
   }
   const bool power_of_two = (n & (n - 1)) == 0;

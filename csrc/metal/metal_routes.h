@@ -93,6 +93,13 @@ const char* stockham_kernel(const std::vector<std::uint32_t>& radices);
 // every Apple GPU's pipeline limit.
 inline constexpr std::uint32_t kMaxTransformThreads = 256;
 
+// Threads per transform whose loads and stores along a contiguous transform
+// count as coalesced: 32 bytes per access, whatever the GPU's piece, since
+// the group's own later accesses read the rest of a wider piece (on the
+// H200, 16 = 4 * 4 on 4 threads ran 1.4 times faster than one thread
+// walking the group's transforms as one run through threadgroup memory).
+inline constexpr std::uint32_t kAlongThreads = 4;
+
 // The radices and threads per transform of a single-group length n.
 //
 // Threads per transform: at least ceil(n / FFT_MAX_THREAD_VALUES) and at
@@ -100,7 +107,12 @@ inline constexpr std::uint32_t kMaxTransformThreads = 256;
 // stage's butterflies and the last's, so that both take their values
 // straight from the load and give them to the store (shaders/fft_stages.h);
 // else that divide one of them; else the fewest that give no stage more
-// than FFT_MAX_THREAD_VALUES values per thread.
+// than FFT_MAX_THREAD_VALUES values per thread. Where the pass walks
+// nothing (`ends_without_walks`: it neither packs, unpacks nor convolves)
+// and fewer threads make both ends divide, those fewer: each stage's
+// FFT_STAGE_HELD(R) butterflies a thread, not a walk's
+// FFT_MAX_THREAD_VALUES elements, bound them (1000 = 10^3 on 50 threads,
+// 20 values each).
 //
 // Radix 9 for factors 3^2, also where no thread count divides a stage end:
 // half the exchanges of radix 3 outweigh the uneven share of butterflies
@@ -112,9 +124,12 @@ inline constexpr std::uint32_t kMaxTransformThreads = 256;
 // every thread one butterfly per stage and both ends, where 8 * 5^3 takes 125
 // threads, the first end only, and 200 radix-5 butterflies per stage on them
 // (on the H200, batched 1000 ran 1.19 times faster, 500 1.25, 100 1.09).
-// The planner's strided passes go without: with it, 10^6 takes three passes
-// of 100 with every end in registers (the three-pass rule in
-// metal_planner.cc), which ran 1.03 times slower than two of 1000.
+// The planner's strided passes take the tens with `ends_without_walks`:
+// with it 10^6's passes of 1000 = 10^3 on 50 threads keep both ends in
+// registers, where 8 * 5^3 on the 63 threads of a walk kept none (on the
+// H100, 10^6 ran 1.11 times faster, 5 * 10^5 1.22, 4 * 10^6 1.23, no split
+// length slower); the tens alone took 10^6 to three passes of 100, which
+// ran 1.03 times slower than two of 1000.
 //
 // Stage order: the kernel runs the even radices' stages, then the odd
 // ones' (FftParams::radix lists them in that order), or the odd ones' first.
@@ -146,6 +161,7 @@ struct StockhamShape {
   int ends_in_registers() const;
 };
 StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads = kMaxTransformThreads,
-                             std::uint32_t least_threads = 1, bool tens_where_more_ends = true);
+                             std::uint32_t least_threads = 1, bool tens_where_more_ends = true,
+                             bool ends_without_walks = false);
 
 }  // namespace jax_apple_fft::metal_routes

@@ -108,8 +108,9 @@ def nvidia_emulator():
 
 
 @pytest.mark.parametrize("shape,axis", [((1, 1 << 19), 1), ((1, 3**10 * 5), 1),
-                                        ((4096, 4), 0), ((2048, 5), 0)])
+                                        ((4096, 4), 0), ((2048, 5), 0), ((1, 10**6), 1)])
 def test_plans_for_nvidia_pieces(nvidia_emulator, rng, shape, axis):
     """Lengths whose route differs with 32-byte pieces: two passes up to
-    1024 points each (2^19 = 512 * 1024), strided axes split from 4 columns."""
+    1024 points each (2^19 = 512 * 1024; 10^6 = 1000 * 1000 with 20 values
+    a thread), strided axes split from 4 columns."""
     check(nvidia_emulator, random_complex(rng, shape), axis=axis)

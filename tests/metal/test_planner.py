@@ -106,7 +106,7 @@ def test_every_single_group_length_takes_at_most_256_threads_per_group(n):
 
 
 @pytest.mark.parametrize("n,passes", [
-    (10**6, [([5, 5, 5, 8], 63)] * 2),  # as many ends in registers (none), on as many threads
+    (10**6, [([10, 10, 10], 50)] * 2),  # both ends, 20 values a thread (no walk)
     (4099, [([3, 7, 4], 7), ([2, 7, 7], 7), ([3, 7, 4], 7)]),  # both ends, not the first only
     (12289, [([3, 8, 4], 8), ([16, 8], 8), ([3, 8, 4], 8)]),  # both ends, not the first only
     (240, [([3, 5, 8, 2], 20)]),
@@ -216,6 +216,32 @@ def test_three_passes_where_two_are_crowded_and_exchange_through_threadgroup_mem
     assert tuple(d["params"]["n"] for d in dispatches) == passes
     if len(passes) == 3:
         assert [ends(d) for d in dispatches] == [2, 2, 2]
+
+
+def test_split_passes_take_fewer_threads_than_a_walk_needs_where_both_ends_meet_device_memory():
+    """A pass of a split length whose first and last stages both load and
+    store in registers walks nothing, so its threads may hold more than the
+    16 values a walk takes each: 10^6's passes of 1000 = 10^3 on 50 threads
+    (20 values each, 4 transforms a group), where a walk would need 63. A
+    pass that packs, unpacks or convolves keeps its walks' threads."""
+    def values_per_thread(p):
+        return -(-p["n"] // p["threads_per_transform"])
+
+    for n, passes in ((10**6, (1000, 1000)), (5 * 10**5, (50, 100, 100))):
+        dispatches = [d["params"] for d in plan(C2C, n, batch=2, coalesced_bytes=NVIDIA).dispatches]
+        assert tuple(p["n"] for p in dispatches) == passes
+        for p in dispatches:
+            butterflies = (p["n"] // p["radices"][0], p["n"] // p["radices"][-1])
+            assert all(b % p["threads_per_transform"] == 0 for b in butterflies)
+            assert p["in"]["walk"] != "run" and p["out"]["walk"] != "run"
+    assert values_per_thread(plan(C2C, 10**6, coalesced_bytes=NVIDIA).dispatches[0]["params"]) == 20
+    for kind, n in ((C2C, 4099), (R2C, 2 * 10**6), (C2R, 2 * 10**6), (C2C, 1000003)):
+        for d in plan(kind, n, coalesced_bytes=NVIDIA).dispatches:
+            p = d["params"]
+            walks = (p["convolve"] != 0 or p["pre_mode"] == "c2r_pack"
+                     or p["post_mode"] == "r2c_unpack")
+            if d["kernel"].startswith("fft_stockham") and walks:
+                assert values_per_thread(p) <= 16, (kind, n, p)
 
 
 def test_every_smooth_length_to_the_largest_is_planned_for_both_pieces():

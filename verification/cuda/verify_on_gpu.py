@@ -55,9 +55,10 @@ import cupy  # noqa: E402
 BLUESTEIN_LENGTHS = (4097, 10007, 65539, 1000003)
 RADER_LENGTHS = (2113, 3329, 12289, 65537, 786433)
 FOUR_STEP_LENGTHS = (tuple(2**k for k in range(13, 25))
-                     + (3 * 4096, 5**7, 4095 * 4095, 3**12, 600**2, 10**6, 5**9 * 7))
+                     + (3 * 4096, 5**7, 4095 * 4095, 3**12, 600**2, 10**6, 5**9 * 7, 20000,
+                        5 * 10**5))
 REAL_LENGTHS = (1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 64, 100, 127, 128, 255, 256, 1000, 1023,
-                1024, 4095, 4096, 4097, 8192, 10007, 65536, 65537, 2**20)
+                1024, 4095, 4096, 4097, 8192, 10007, 65536, 65537, 2**20, 10**6)
 NORMS = (None, "ortho", "forward")
 
 
@@ -188,6 +189,7 @@ SANITIZER_CASES = (
     ("four-step in three passes", C2C, False, 11**5, (2, 11**5)),
     ("four-step in three passes, 2^k", C2C, True, 1 << 21, (1, 1 << 21)),
     ("three passes, every end in registers", C2C, True, 3**12, (1, 3**12)),
+    ("split passes of 20 values a thread", C2C, True, 10**6, (1, 10**6)),
     ("Bluestein", C2C, True, 4097, (2, 4097)),
     ("Bluestein in one group", C2C, True, 97, (5, 97)),
     ("Rader", C2C, False, 3329, (3, 3329)),
