@@ -30,6 +30,26 @@ void advise_huge_pages(void* data, std::size_t bytes) noexcept {
 #endif
 }
 
+bool populate_for_writing(void* data, std::size_t bytes) noexcept {
+#if defined(__linux__)
+  // The value Linux gives MADV_POPULATE_WRITE, for headers older than it.
+  constexpr int kPopulateWrite = 23;
+  const long page_bytes = sysconf(_SC_PAGESIZE);
+  if (data == nullptr || bytes == 0 || page_bytes <= 0) return false;
+  // Whole pages inside the range: a page it shares with a neighbour is
+  // left to fault (it may belong to another mapping).
+  const auto page_mask = static_cast<std::uintptr_t>(page_bytes) - 1;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page_mask) & ~page_mask;
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~page_mask;
+  if (end <= begin) return false;
+  return madvise(reinterpret_cast<void*>(begin), end - begin, kPopulateWrite) == 0;
+#else
+  (void)data;
+  (void)bytes;
+  return false;
+#endif
+}
+
 bool page_in_memory(const void* data) noexcept {
 #if defined(__linux__)
   const long page_bytes = sysconf(_SC_PAGESIZE);

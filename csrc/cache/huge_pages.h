@@ -17,6 +17,12 @@ inline constexpr std::size_t kHugePageMinBytes = std::size_t(4) << 20;
 // the range is at least kHugePageMinBytes. Linux only; a no-op elsewhere.
 void advise_huge_pages(void* data, std::size_t bytes) noexcept;
 
+// Faults in every page of [data, data + bytes) for writing, in one system
+// call (MADV_POPULATE_WRITE, Linux 5.14 and later): the kernel zeroes them
+// as a first store would, without a fault per page. Returns false where the
+// kernel or the platform cannot, and the pages then fault at first touch.
+bool populate_for_writing(void* data, std::size_t bytes) noexcept;
+
 // Whether the page holding `data` is already in memory (written before, not
 // returned to the system). Fresh memory answers false. Where the platform
 // cannot tell, true.

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
@@ -23,10 +24,28 @@ namespace {
 
 // Outputs of at least this many bytes, on memory already in use, are written
 // with streaming stores; smaller ones stay in cache for whoever reads them.
+// Fresh ones are faulted in before the passes (populate_output).
 constexpr std::size_t kStreamMinBytes = std::size_t(8) << 20;
 // Tiles of SIMD groups (lane_tiles.h) stream only into outputs this large:
 // 16 MiB outputs lost when streamed.
 constexpr std::size_t kStreamTilesMinBytes = std::size_t(32) << 20;
+
+// Faults in a fresh output in pieces of kHugePageBytes (aligned, so that each
+// piece can be one huge page) shared over the workers: the kernel zeroes
+// them side by side, where the passes' first stores would fault one small
+// page at a time in whatever order their lines take.
+void populate_output(void* out, std::size_t bytes, WorkerPool& workers) {
+  if (workers.threads() < 2) return;
+  const auto begin = reinterpret_cast<std::uintptr_t>(out);
+  const std::uintptr_t end = begin + bytes;
+  const std::uintptr_t first_piece = begin & ~(std::uintptr_t(kHugePageBytes) - 1);
+  const std::size_t pieces = (end - first_piece + kHugePageBytes - 1) / kHugePageBytes;
+  workers.parallel_for(pieces, [&](std::size_t i) {
+    const std::uintptr_t from = std::max(begin, first_piece + i * kHugePageBytes);
+    const std::uintptr_t to = std::min(end, first_piece + (i + 1) * kHugePageBytes);
+    populate_for_writing(reinterpret_cast<void*>(from), to - from);
+  });
+}
 
 template <class T>
 class CpuTransformImpl final : public CpuTransform {
@@ -150,11 +169,12 @@ class CpuTransformImpl final : public CpuTransform {
     // The last page tells whether the output is memory in use: the allocator
     // writes its bookkeeping next to the first, never the last, of a fresh block.
     const std::size_t out_bytes = out_count() * out_element_bytes();
-    const bool in_use = out_bytes >= kStreamMinBytes &&
-                        page_in_memory(static_cast<const char*>(out) + out_bytes - 1);
+    const bool large = out_bytes >= kStreamMinBytes;
+    const bool in_use = large && page_in_memory(static_cast<const char*>(out) + out_bytes - 1);
     const Streaming stream{in_use, in_use && out_bytes >= kStreamTilesMinBytes};
     // Every output element is written: fresh pages may as well be huge ones.
     advise_huge_pages(out, out_bytes);
+    if (large && !in_use) populate_output(out, out_bytes, cache.workers());
     // The temporary, then the work buffer, in one piece.
     ScratchArena::Lease temp = cache.scratch().acquire(temp_bytes());
     const Buffers buffers{in, out, temp.data(), temp.as<Cmplx<T>>() + plan_.temp_elements};
