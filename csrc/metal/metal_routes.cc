@@ -139,6 +139,13 @@ std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint
   const std::uint32_t most = std::max<std::uint32_t>(fewest, std::min<std::uint32_t>(n, most_threads));
   const std::uint32_t first = n / radices.front();
   const std::uint32_t last = n / radices.back();
+  std::uint32_t first_only = 0, last_only = 0;
+  for (std::uint32_t t = fewest; t <= most; ++t) {
+    const bool divides_first = first % t == 0, divides_last = last % t == 0;
+    if (divides_first && divides_last) return t;
+    if (divides_first && first_only == 0) first_only = t;
+    if (divides_last && last_only == 0) last_only = t;
+  }
   if (ends_without_walks) {
     // Where both ends divide, no walk loads or stores: the stages' held
     // butterflies alone bound the threads from below.
@@ -149,13 +156,6 @@ std::uint32_t threads_per_transform(std::uint32_t n, const std::vector<std::uint
     for (std::uint32_t t = fewest_held; t < fewest; ++t) {
       if (first % t == 0 && last % t == 0) return t;
     }
-  }
-  std::uint32_t first_only = 0, last_only = 0;
-  for (std::uint32_t t = fewest; t <= most; ++t) {
-    const bool divides_first = first % t == 0, divides_last = last % t == 0;
-    if (divides_first && divides_last) return t;
-    if (divides_first && first_only == 0) first_only = t;
-    if (divides_last && last_only == 0) last_only = t;
   }
   if (first_only != 0) return first_only;
   if (last_only != 0) return last_only;
@@ -225,16 +225,9 @@ std::optional<std::vector<std::uint32_t>> radices_with_tens(std::uint32_t n) {
 StockhamShape stockham_shape(std::uint32_t n, std::uint32_t most_threads,
                              std::uint32_t least_threads, bool tens_where_more_ends,
                              bool ends_without_walks) {
-  // The walks' threads, or fewer where those put both ends in registers.
-  const auto shape_of = [&](const std::vector<std::uint32_t>& radices) {
-    StockhamShape walked = ordered_shape(n, radices, most_threads, false);
-    if (!ends_without_walks || walked.ends_in_registers() == 2) return walked;
-    StockhamShape fewer = ordered_shape(n, radices, most_threads, true);
-    return fewer.ends_in_registers() == 2 ? fewer : walked;
-  };
-  StockhamShape shape = shape_of(*stockham_radices(n));
+  StockhamShape shape = ordered_shape(n, *stockham_radices(n), most_threads, ends_without_walks);
   if (const auto tens = tens_where_more_ends ? radices_with_tens(n) : std::nullopt) {
-    StockhamShape with_tens = shape_of(*tens);
+    StockhamShape with_tens = ordered_shape(n, *tens, most_threads, ends_without_walks);
     if (with_tens.ends_in_registers() > shape.ends_in_registers()) shape = with_tens;
   }
   const bool power_of_two = (n & (n - 1)) == 0;

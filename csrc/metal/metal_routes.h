@@ -107,9 +107,10 @@ inline constexpr std::uint32_t kAlongThreads = 4;
 // stage's butterflies and the last's, so that both take their values
 // straight from the load and give them to the store (shaders/fft_stages.h);
 // else that divide one of them; else the fewest that give no stage more
-// than FFT_MAX_THREAD_VALUES values per thread. Where the pass walks
-// nothing (`ends_without_walks`: it neither packs, unpacks nor convolves)
-// and fewer threads make both ends divide, those fewer: each stage's
+// than FFT_MAX_THREAD_VALUES values per thread. Where no such count makes
+// both ends divide, the pass walks nothing (`ends_without_walks`: it
+// neither packs, unpacks nor convolves) and fewer threads do, those fewer
+// come before one end: each stage's
 // FFT_STAGE_HELD(R) butterflies a thread, not a walk's
 // FFT_MAX_THREAD_VALUES elements, bound them (1000 = 10^3 on 50 threads,
 // 20 values each).
