@@ -71,3 +71,37 @@ def test_rfftn_and_irfftn_with_a_long_last_axis():
     assert relative_l2_error(spectrum, np.fft.rfftn(x)) <= error_bound(np.float64, x.size)
     back = af.irfftn(np.asarray(spectrum), s=x.shape, cache=CACHE, backend="cpu")
     assert relative_l2_error(back, x) <= error_bound(np.float64, x.size)
+
+
+# On 4 threads a full SIMD group each takes 32 lines of float32, 16 of float64;
+# with fewer, complex lines from 2^14 points (float32) or 2^15 (float64) split
+# four-step, and real lines of twice that run at half the length.
+SHORT = {np.float32: 1 << 15, np.float64: 1 << 16}
+
+
+def test_too_few_lines_for_full_groups_split_shorter_lines():
+    def plan(precision, lines, n):
+        return testing.describe_cpu(CACHE.handle, R2C, True, precision, [lines, n], [1], [n])
+
+    assert "twiddled 128x128" in plan(Precision.SINGLE, 3, 1 << 15)
+    assert "unpack axis 1 n 32768 lines 3" in plan(Precision.SINGLE, 3, 1 << 15)
+    assert plan(Precision.SINGLE, 32, 1 << 15).startswith("r2c axis 1 n 32768 lines 32")
+    assert plan(Precision.DOUBLE, 3, 1 << 15).startswith("r2c axis 1 n 32768 lines 3")
+    assert "twiddled 128x256" in plan(Precision.DOUBLE, 3, 1 << 16)
+
+
+@pytest.mark.parametrize("dtype", (np.float32, np.float64))
+@pytest.mark.parametrize("lines", (1, 5))
+def test_too_few_lines_for_full_groups_every_kind(dtype, lines):
+    n = SHORT[dtype]
+    rng = np.random.default_rng(lines)
+    x = rng.standard_normal((lines, n)).astype(dtype)
+    spectrum = af.rfft(x, cache=CACHE, backend="cpu")
+    assert relative_l2_error(spectrum, np.fft.rfft(x.astype(np.float64))) <= error_bound(dtype, n)
+    back = af.irfft(np.asarray(spectrum), n=n, norm="ortho", cache=CACHE, backend="cpu")
+    want = np.fft.irfft(np.asarray(spectrum).astype(np.complex128), n=n, norm="ortho")
+    assert relative_l2_error(back, want) <= error_bound(dtype, n)
+    z = (x[:, : n // 2] + 1j * x[:, n // 2:]).astype(np.complex64 if dtype == np.float32
+                                                      else np.complex128)
+    assert relative_l2_error(af.ifft(z, cache=CACHE, backend="cpu"),
+                             np.fft.ifft(z.astype(np.complex128))) <= error_bound(dtype, n // 2)

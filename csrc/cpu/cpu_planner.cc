@@ -175,7 +175,7 @@ class Planner {
     const Buffer src = whole.src, dst = whole.dst;
     const bool temp_free = src != Buffer::kTemp && dst != Buffer::kTemp;
     if (temp_free && chirp_pays(whole)) return chirp_lines(std::move(whole));
-    const auto split = most_square_split(whole.n, kFourStepMinLength);
+    const auto split = four_step_split(whole.n, whole.lines());
     if (!(temp_free && whole.contiguous() && split)) return add(std::move(whole));
     const auto view = [&](std::vector<std::int64_t> v, std::int64_t outer, std::int64_t inner) {
       v[axis] = outer;
@@ -206,12 +206,24 @@ class Planner {
     add(std::move(rows));
   }
 
+  // Lines enough for a full SIMD group on every thread.
+  std::int64_t full_groups() const {
+    return std::max<std::int64_t>(machine_.threads, 1) * static_cast<std::int64_t>(machine_.simd_lanes);
+  }
+
+  // See kFourStepNarrowMinLength.
+  std::optional<FourStepSplit> four_step_split(std::int64_t n, std::int64_t lines) const {
+    std::int64_t narrow_min = kFourStepNarrowMinLength;
+    if (machine_.value_bytes == 8)
+      narrow_min = machine_.threads >= kMinThreadsToShareSmall ? 2 * kFourStepNarrowMinLength
+                                                               : kFourStepMinLength;
+    return most_square_split(n, lines < full_groups() ? narrow_min : kFourStepMinLength);
+  }
+
   // See kChirpAlwaysLength.
   bool chirp_pays(const CpuPass& whole) const {
     if (!prime_lengths::takes_bluestein(static_cast<std::uint64_t>(whole.n))) return false;
-    const auto full_groups =
-        std::max<std::int64_t>(machine_.threads, 1) * static_cast<std::int64_t>(machine_.simd_lanes);
-    return whole.n >= kChirpAlwaysLength || whole.lines() < full_groups;
+    return whole.n >= kChirpAlwaysLength || whole.lines() < full_groups();
   }
 
   // A long prime line (prime_lengths.h) as Bluestein's convolution of m
@@ -271,7 +283,7 @@ class Planner {
   // 1 and 2 threads, benchmarks/compare_builds.py), and splits over threads
   // however few the lines.
   bool half_length_pays(const CpuPass& whole) const {
-    return whole.n % 2 == 0 && most_square_split(whole.n / 2, kFourStepMinLength).has_value();
+    return whole.n % 2 == 0 && four_step_split(whole.n / 2, whole.lines()).has_value();
   }
 
   // The real pass as a complex one of n / 2 points (half_length.h): R2C

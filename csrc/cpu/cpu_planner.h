@@ -49,6 +49,17 @@ using LinePlanSizer = std::function<std::size_t(const LinePlanChoice&)>;
 
 // Complex lines of at least this many points run as two passes (four-step).
 constexpr std::int64_t kFourStepMinLength = std::int64_t(1) << 16;
+// Lines that cannot give every thread a full SIMD group (fewer than threads
+// x simd_lanes) split four-step from this length, and real lines from twice
+// it run at half the length: one pass of such lines runs narrow groups on
+// some threads and leaves the others idle. float32 lines gained on 2 threads
+// (r2c 65536 x 8 1.00 -> 0.73 ms, c2c 32768 x 8 0.79 -> 0.66) and on 16
+// (r2c 65536 x 32 1.78 -> 0.96, c2c 32768 x 64 1.50 -> 1.28). float64 lines,
+// which mostly run one at a time anyway, gained on 16 threads from twice the
+// length (r2c 65536 x 32 2.08 -> 1.42) and lost on 2 (c2c 32768 x 4 0.62 ->
+// 0.78, r2c 65536 x 4 0.88 -> 0.97), so they split so only from
+// kMinThreadsToShareSmall threads (benchmarks/compare_builds.py, ours-all).
+constexpr std::int64_t kFourStepNarrowMinLength = std::int64_t(1) << 14;
 // Neither factor of a four-step split may be shorter than this.
 constexpr std::int64_t kFourStepMinFactor = 16;
 // A four-step column pass reads its twiddles from a table of one line's

@@ -87,12 +87,12 @@ void test_lone_lines_need_a_single_line_plan() {
 }
 
 void test_groups_shrink_to_keep_threads_busy() {
-  // 16 lines, 16 threads: 16 * 2^15 complex float32 values (4 MiB) are 4
-  // tasks of 2^17 elements, and a pass of 2 MiB or more takes 4 per thread,
+  // 16 lines, 16 threads: 16 * 2^13 complex float64 values (2 MiB) are one
+  // task of 2^17 elements, and a pass of 2 MiB or more takes 4 per thread,
   // but no more than its 16 lines: 16 busy threads, one line each.
-  CpuMachine m = machine(4, 16);
+  CpuMachine m = machine(8, 16);
   m.l2_bytes = std::size_t(64) << 20;
-  const Recorded r = plan_of(spec(TransformKind::kC2C, {16, 1 << 15}, {1}), m);
+  const Recorded r = plan_of(spec(TransformKind::kC2C, {16, 1 << 13}, {1}), m);
   expect(r.plan.passes[0].tasks == 16 && r.plan.passes[0].lanes == 1,
          "16 busy threads x 1 lane = 16 lines: " + r.plan.describe());
 }
@@ -250,8 +250,44 @@ void test_long_real_lines_run_at_half_length() {
   // An odd length, or half of it below the four-step threshold: one pocketfft pass.
   expect(plan_of(spec(TransformKind::kR2C, {1, (1 << 20) + 1}, {1}), machine(4, 4)).plan.passes.size() == 1,
          "an odd length: one real pass");
-  expect(plan_of(spec(TransformKind::kR2C, {1, 1 << 16}, {1}), machine(4, 4)).plan.passes.size() == 1,
-         "half the length below the four-step threshold: one real pass");
+  expect(plan_of(spec(TransformKind::kR2C, {32, 1 << 16}, {1}), machine(4, 4)).plan.passes.size() == 1,
+         "half the length below the four-step threshold, a full group a thread: one real pass");
+}
+
+void test_lines_too_few_for_full_groups_split_from_a_shorter_length() {
+  // 4 threads of 8 floats: 32 lines give every thread a full group.
+  const auto passes = [](TransformKind kind, std::int64_t lines, std::int64_t n, std::int64_t threads) {
+    return plan_of(spec(kind, {lines, n}, {1}), machine(4, threads)).plan.passes;
+  };
+  const auto c2c = passes(TransformKind::kC2C, 31, 1 << 15, 4);
+  expect(c2c.size() == 2 && c2c[0].twiddled && c2c[0].twiddled->rows * c2c[0].twiddled->columns == (1 << 15),
+         "31 complex lines of 2^15 on 4 threads: four-step");
+  expect(passes(TransformKind::kC2C, 32, 1 << 15, 4).size() == 1, "32 lines: one pass");
+  expect(passes(TransformKind::kC2C, 1, (1 << 14) - 2, 4).size() == 1,
+         "below the narrow threshold: one pass");
+  expect(passes(TransformKind::kC2C, 4, 1 << 14, 1).size() == 2 &&
+             passes(TransformKind::kC2C, 8, 1 << 14, 1).size() == 1,
+         "one thread: fewer lines than a full group");
+  const auto r2c = passes(TransformKind::kR2C, 16, 1 << 15, 4);
+  expect(r2c.size() == 3 && r2c[0].op == LineOp::kComplex && r2c[0].n * r2c[1].n == (1 << 14) &&
+             r2c[2].op == LineOp::kUnpackHalfLength,
+         "16 real lines of 2^15 on 4 threads: half the length, four-step");
+  expect(passes(TransformKind::kC2R, 16, 1 << 15, 4)[0].op == LineOp::kPackHalfLength &&
+             passes(TransformKind::kC2R, 32, 1 << 15, 4).size() == 1,
+         "c2r alike");
+  expect(passes(TransformKind::kR2C, 16, 1 << 14, 4).size() == 1,
+         "a real line of 2^14: its half is below the narrow threshold");
+  // float64, 4 threads of 4 doubles: 16 lines fill them; the threshold is 2^15.
+  const auto doubles = [](TransformKind kind, std::int64_t lines, std::int64_t n) {
+    return plan_of(spec(kind, {lines, n}, {1}), machine(8, 4)).plan.passes.size();
+  };
+  expect(doubles(TransformKind::kC2C, 8, 1 << 14) == 1 && doubles(TransformKind::kC2C, 8, 1 << 15) == 2 &&
+             doubles(TransformKind::kC2C, 16, 1 << 15) == 1,
+         "float64: complex lines from 2^15");
+  expect(doubles(TransformKind::kR2C, 8, 1 << 15) == 1 && doubles(TransformKind::kR2C, 8, 1 << 16) == 3,
+         "float64: real lines from 2^16");
+  expect(plan_of(spec(TransformKind::kC2C, {2, 1 << 15}, {1}), machine(8, 2)).plan.passes.size() == 1,
+         "float64 on 2 threads: one pass");
 }
 
 void test_long_prime_lines_run_as_chirp_passes() {
@@ -410,6 +446,7 @@ const test_support::Suite kSuite("cpu_planner", {
     TEST_CASE(test_four_step_needs_a_free_temporary),
     TEST_CASE(test_real_passes),
     TEST_CASE(test_long_real_lines_run_at_half_length),
+    TEST_CASE(test_lines_too_few_for_full_groups_split_from_a_shorter_length),
     TEST_CASE(test_long_prime_lines_run_as_chirp_passes),
     TEST_CASE(test_contiguous_lines_overflowing_l2_run_alone),
     TEST_CASE(test_bunches),
