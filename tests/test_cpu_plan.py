@@ -20,14 +20,16 @@ def test_a_long_line_is_planned_as_two_passes():
     passes = [line for line in plan if not line.startswith("temp")]
     assert len(passes) == 2, plan
     assert "twiddled 1024x1024" in passes[0] and "input->temp" in passes[0]
-    assert "from a table" not in passes[0]  # two lines: twiddles formed as used
+    assert "from a table" not in passes[0]  # a table of 16 MiB: twiddles formed as used
     assert "temp->output" in passes[1] and passes[1].endswith("last")
     assert plan[-1] == f"temp {2 << 20}"
 
 
-def test_a_batch_of_long_lines_reads_its_twiddles_from_a_table():
+@pytest.mark.parametrize("lines", (1, 32))
+def test_long_lines_read_their_twiddles_from_a_table(lines):
     cache = af.PlanCache(threads=2)
-    plan = testing.describe_cpu(cache.handle, C2C, True, SINGLE, [32, 1 << 16], [1], [1 << 16])
+    plan = testing.describe_cpu(cache.handle, C2C, True, SINGLE, [lines, 1 << 16], [1],
+                                [1 << 16])
     assert plan.splitlines()[0].endswith("twiddled 256x256 from a table"), plan
 
 

@@ -192,7 +192,6 @@ class Planner {
     columns.n = split->rows;
     columns.twiddled = split;
     columns.twiddle_table =
-        whole.lines() >= kTwiddleTableMinLines &&
         whole.n * 2 * static_cast<std::int64_t>(machine_.value_bytes) <= kTwiddleTableMaxBytes;
     CpuPass rows = whole;
     rows.src = Buffer::kTemp;

@@ -63,12 +63,12 @@ constexpr std::int64_t kFourStepNarrowMinLength = std::int64_t(1) << 14;
 // Neither factor of a four-step split may be shorter than this.
 constexpr std::int64_t kFourStepMinFactor = 16;
 // A four-step column pass reads its twiddles from a table of one line's
-// worth where each serves at least this many lines (the batch) and the table
-// is at most kTwiddleTableMaxBytes: forming each in double as it is used
-// took a fifth of the pass (benchmarks/stages.py, c2c float32 65536 x 32,
-// one thread), a table read from cache costs a load. Tables of 2 and 4 MiB
-// (float32 and float64 lines of 2^18) gained nothing on a 512 KiB L2.
-constexpr std::int64_t kTwiddleTableMinLines = 4;
+// worth where the table is at most kTwiddleTableMaxBytes: forming each in
+// double as it is used took a fifth of the pass (benchmarks/stages.py, c2c
+// float32 65536 x 32, one thread), a table read from cache costs a load, and
+// it paid for one or two lines as well (c2c float32 65536 x 2, 2 threads,
+// 0.79 -> 0.62 ms). Tables of 2 and 4 MiB (float32 and float64 lines of 2^18)
+// gained nothing on a 512 KiB L2.
 constexpr std::int64_t kTwiddleTableMaxBytes = std::int64_t(1) << 20;
 // Contiguous lines of at most this many points carry too little arithmetic
 // per byte for the hardware prefetcher to stay ahead of the transform, and

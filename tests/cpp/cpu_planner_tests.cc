@@ -185,8 +185,8 @@ void test_twiddle_table() {
            "four-step: " + r.plan.describe());
     return r.plan.passes[0].twiddle_table;
   };
-  expect(table(kTwiddleTableMinLines, 1 << 16, 4), "float 2^16 x 4: from a table (512 KiB)");
-  expect(!table(kTwiddleTableMinLines - 1, 1 << 16, 4), "x 3: each twiddle serves too few lines");
+  expect(table(4, 1 << 16, 4), "float 2^16 x 4: from a table (512 KiB)");
+  expect(table(1, 1 << 16, 4), "one line too");
   expect(table(8, 1 << 16, 8), "double 2^16 x 8: a table of 1 MiB, the most");
   expect(table(8, 1 << 17, 4), "float 2^17 x 8: 1 MiB");
   expect(!table(8, 1 << 17, 8), "double 2^17: 2 MiB, formed as used");

@@ -70,8 +70,8 @@ void test_long_lines() {
          "float long line 2^17");
   expect(long_line_error<float>(3, std::int64_t(1) << 16, false, cache) < error_bound<float>(1 << 16),
          "float long line 2^16");
-  // Four lines or more: the column pass reads its twiddles from a table
-  // (2^17 splits 256 x 512).
+  // The column pass reads its twiddles from a table of up to 1 MiB (2^17
+  // splits 256 x 512); double lines of 2^17 and more form them as used.
   for (bool forward : {true, false}) {
     expect(long_line_error<float>(4, std::int64_t(1) << 17, forward, cache) <
                error_bound<float>(1 << 17),
@@ -80,6 +80,8 @@ void test_long_lines() {
                error_bound<double>(1 << 16),
            "double long lines 2^16, twiddle table");
   }
+  expect(long_line_error<double>(2, std::int64_t(1) << 17, true, cache) < error_bound<double>(1 << 17),
+         "double long lines 2^17, twiddles formed as used");
   expect(long_line_error<float>(9, 65537, false, cache) < error_bound<float>(65537), "float long line 65537");
   expect(long_line_error<float>(5, 69001, true, cache) < error_bound<float>(69001), "float long line 69001");
 }
