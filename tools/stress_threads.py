@@ -47,6 +47,12 @@ CASES = [
     ("irfft", (16384, 9), {}),
     ("irfft", (4096, 65), {}),
     ("hfft", (16384, 17), {"norm": "ortho"}),
+    # fewer lines than a full SIMD group per thread: four-step from 2^14, real
+    # lines at half the length; one line reads its twiddles from a table
+    ("fft", (3, 16384), {}),
+    ("rfft", (5, 32768), {}),
+    ("irfft", (5, 16385), {}),
+    ("ifft", (1, 65536), {}),
 ]
 
 
