@@ -9,9 +9,10 @@ jitted, on the same input:
 - `returns`: the time until the call returns, against `done`, until its
   result is ready: a call dispatched asynchronously returns first. XLA's
   CPU client runs a program inline, on the calling thread, where its cost
-  analysis counts fewer than 1000 flops, and a custom call counts none:
-  `jax_apple_fft+` is the same transform in a program with a small sum
-  beside it, which XLA dispatches;
+  analysis counts fewer than 1000 flops, and a custom call counts none, so
+  `jax_apple_fft` runs inline unless its lowering adds a cost operand
+  (docs/dispatch.md); `jax_apple_fft+` is the same transform in a program
+  with a small sum beside it, which XLA always dispatches;
 - three loops of --iterations: transforms alone (results kept, all awaited
   at the end), Python work alone (pure Python on the calling thread, sized to
   take about one transform's time), and both interleaved. `overlap` is

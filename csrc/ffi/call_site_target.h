@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "cache/plan_cache.h"
@@ -73,7 +74,11 @@ class CallSiteTarget {
     }
   }
 
+  // `dispatch` is never read: a lowering passes it (a value reduced from the
+  // input) only so that XLA counts the program's cost as worth running off
+  // the calling thread (docs/dispatch.md).
   static xla::ffi::Error execute(State* state, xla::ffi::AnyBuffer in,
+                                 std::optional<xla::ffi::AnyBuffer> /*dispatch*/,
                                  xla::ffi::Result<xla::ffi::AnyBuffer> out) {
     if (auto error = check_call(state->site.spec(), in, *out, Site::kPrefix); error.failure())
       return error;
@@ -105,6 +110,7 @@ class CallSiteTarget {
     static auto* handler = xla::ffi::Ffi::Bind()
                                .Ctx<xla::ffi::State<State>>()
                                .template Arg<xla::ffi::AnyBuffer>()
+                               .template OptionalArg<xla::ffi::AnyBuffer>()
                                .template Ret<xla::ffi::AnyBuffer>()
                                .To(execute)
                                .release();

@@ -9,6 +9,8 @@ runs. Enumerations travel as their C++ values (int32 attributes).
 
 from __future__ import annotations
 
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -58,6 +60,38 @@ def _lower_metal(ctx, x, *, transform, axes, lengths, scale, backend, auto_backe
                       cache=cache))
 
 
+# XLA's CPU client runs a program it counts at fewer than 1000 flops inline,
+# on the calling thread, and it counts none for a custom call; jnp.fft's
+# programs are dispatched to a worker and return at once. A transform whose
+# output takes at least ASYNC_DISPATCH_MIN_BYTES, on a machine of at least
+# ASYNC_DISPATCH_MIN_CORES usable cores, gets a second operand: a sum of
+# DISPATCH_OPERAND_VALUES of its input's values that the target never reads,
+# there so that XLA counts enough flops to dispatch it too. Smaller ones, and
+# every one on fewer cores, stay inline, where handing the call to a worker
+# costs more than it frees (docs/dispatch.md).
+ASYNC_DISPATCH_MIN_BYTES = 1 << 20
+ASYNC_DISPATCH_MIN_CORES = 4
+DISPATCH_OPERAND_VALUES = 2048
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS
+        return os.cpu_count() or 1
+
+
+def dispatches(out_bytes: int) -> bool:
+    """Whether a transform of this output size is lowered to be dispatched."""
+    return out_bytes >= ASYNC_DISPATCH_MIN_BYTES and usable_cores() >= ASYNC_DISPATCH_MIN_CORES
+
+
+def _dispatch_operand(x):
+    first = x.reshape(-1)[:DISPATCH_OPERAND_VALUES]
+    return jnp.sum(jnp.real(first) if jnp.iscomplexobj(first) else first)
+
+
 def _cpu_call(x, *, transform, axes, lengths, scale, cache, overwrite_x):
     """The CPU target on `x` as it is: the whole array, or one device's block."""
     registration.ensure_cpu_registered()
@@ -69,8 +103,10 @@ def _cpu_call(x, *, transform, axes, lengths, scale, cache, overwrite_x):
     call = jax.ffi.ffi_call(registration.CPU_TARGET,
                             jax.ShapeDtypeStruct(out_shape, out_dtype),
                             input_output_aliases={0: 0} if overwrite_x else None)
-    return call(x, **_attributes(x, transform=transform, axes=axes, lengths=lengths,
-                                 scale=scale, cache=cache))
+    out_bytes = int(np.prod(out_shape, dtype=np.int64)) * np.dtype(out_dtype).itemsize
+    operands = (x, _dispatch_operand(x)) if dispatches(out_bytes) else (x,)
+    return call(*operands, **_attributes(x, transform=transform, axes=axes, lengths=lengths,
+                                         scale=scale, cache=cache))
 
 
 def lower_transform(ctx, x, *, transform, axes, lengths, scale, backend, cache,
