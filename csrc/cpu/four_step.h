@@ -23,7 +23,7 @@ namespace jax_apple_fft::JAX_APPLE_FFT_SIMD {
 
 // The twiddles between the two passes, exp(-2 pi i k1 j2 / n) for k1 < rows
 // and j2 < columns, from double-precision tables of O(sqrt(n)) entries (a
-// line's worth, FourStepTwiddleTable below, only where a batch shares it):
+// line's worth, FourStepTwiddleTable below, where that fits its bound):
 // w^m for any m as the product of two roots (ducc's UnityRoots), and
 // w^(k1 j) for j below the pass's SIMD width. A SIMD group of neighbouring
 // columns c0 + j takes w^(k1 c0) * w^(k1 j), multiplied in double and
@@ -72,7 +72,7 @@ class FourStepTwiddles final : public CachedValue {
 };
 
 // Every twiddle of a split, FourStepTwiddles::products rounded to T once,
-// for column passes whose twiddles each serve several lines (CpuPass::
+// for column passes whose table is at most kTwiddleTableMaxBytes (CpuPass::
 // twiddle_table). Columns in blocks of `lanes`, as a SIMD group takes them:
 // block b, row k1 holds the lanes real parts of w^(k1 c), c = b lanes ..,
 // then their imaginary parts (exp(+2 pi i m / n), as the products).
