@@ -64,6 +64,15 @@ std::optional<FourStepSplit> most_square_split(std::int64_t n, std::int64_t min_
   return std::nullopt;
 }
 
+std::optional<FourStepSplit> large_factor_split(std::int64_t n) {
+  if (n < 2 || n > kMaxLineLength) return std::nullopt;
+  const std::uint64_t p = prime_lengths::prime_factors(static_cast<std::uint64_t>(n)).back();
+  const auto factor = static_cast<std::int64_t>(p);
+  if (factor == n || !(factor >= kLargeFactorMinPrime || prime_lengths::takes_rader(p)))
+    return std::nullopt;
+  return FourStepSplit{std::min(factor, n / factor), std::max(factor, n / factor)};
+}
+
 namespace {
 
 // Whether a pass of `bytes` below kMinBytesToShare gains more from sharing
@@ -168,14 +177,16 @@ class Planner {
     complex_lines(pass(LineOp::kComplex, src, dst, axis, spec_.in_shape[axis]));
   }
 
-  // A long contiguous complex axis runs as columns into the temporary
-  // (twiddled on the way out), then rows from there into place.
+  // A long contiguous complex axis, or one with a large prime factor
+  // (large_factor_split), runs as columns into the temporary (twiddled on
+  // the way out), then rows from there into place.
   void complex_lines(CpuPass whole) {
     const std::int64_t axis = whole.axis;
     const Buffer src = whole.src, dst = whole.dst;
     const bool temp_free = src != Buffer::kTemp && dst != Buffer::kTemp;
     if (temp_free && chirp_pays(whole)) return chirp_lines(std::move(whole));
-    const auto split = four_step_split(whole.n, whole.lines());
+    auto split = four_step_split(whole.n, whole.lines());
+    if (!split && widest_lanes(whole) < machine_.simd_lanes) split = large_factor_split(whole.n);
     if (!(temp_free && whole.contiguous() && split)) return add(std::move(whole));
     const auto view = [&](std::vector<std::int64_t> v, std::int64_t outer, std::int64_t inner) {
       v[axis] = outer;
@@ -360,7 +371,7 @@ class Planner {
   // keeps busy. Contiguous lines whose widest group would overflow half of
   // L2 while one line fits run one at a time (complex, and real float64;
   // real float32 lines lost that way).
-  void choose_lanes(CpuPass& p) {
+  std::size_t widest_lanes(const CpuPass& p) const {
     const bool real = p.op != LineOp::kComplex;
     const std::int64_t lines = p.lines();
     const std::int64_t threads = busy_threads(p);
@@ -375,6 +386,13 @@ class Planner {
     };
     const bool single_may_win = !real || machine_.value_bytes == 8;
     if (single_may_win && p.contiguous() && !fits_half_l2(lanes) && fits_half_l2(1)) lanes = 1;
+    return lanes;
+  }
+
+  void choose_lanes(CpuPass& p) {
+    const bool real = p.op != LineOp::kComplex;
+    const std::int64_t lines = p.lines();
+    const std::size_t lanes = widest_lanes(p);
     p.lanes = lanes;
     const std::size_t narrowest = machine_.narrowest_group(lanes);
     p.line_plans.simd_groups = lanes > 1;

@@ -117,6 +117,30 @@ constexpr std::int64_t kChirpAlwaysLength = std::int64_t(1) << 19;
 // The most square split of n, if n is at least min_length and has one.
 std::optional<FourStepSplit> most_square_split(std::int64_t n, std::int64_t min_length);
 
+// A contiguous complex line that would run in narrower SIMD groups than the
+// machine's widest (too long for full groups in half of L2, or too few
+// lines: the split's passes hold full groups), has no four-step split and whose
+// largest prime factor p takes Rader's algorithm (prime_lengths.h) or is at
+// least kLargeFactorMinPrime, runs as a four-step split of p and n / p:
+// pocketfft transforms such a line whole, scalar, with a pass of p
+// operations a point or Bluestein's algorithm over all of it. Measured
+// against the whole line (benchmarks/lines_against_fftw.py, complex64 one
+// thread, complex128 two; 2-core EPYC), ns a point: 12345 = 3 5 823 x 169
+// lines 21.6-23.2 -> 10.6-12.1 (complex128 13.0 -> 12.8 while FFTW's moved
+// 12.4 -> 17.6); 16144 = 16 1009 10.6-11.6 -> 6.0-6.9; 16256 = 128 127 8.3
+// -> 5.8; 13504 = 64 211 10.2 -> 7.4; 49188 = 12 4099 12.2-12.7 -> 11.3-13.3.
+// Primes that take neither lost or gained nothing: 131, 137 (complex128 7.0
+// -> 9.1, 8.1 -> 9.8), 409 (8.3, 9.4 -> 11.7, 13.7), 587, and 101 (whose
+// lines pocketfft runs through Bluestein's algorithm, as cheap a point as
+// its pass of 101 in the whole line). Lines SIMD groups hold lost (1030 =
+// 10 103 x 1024 lines 6.0 -> 14.8).
+constexpr std::int64_t kLargeFactorMinPrime = 700;
+
+// The split of n into its largest prime factor p and n / p, the shorter as
+// rows, if p takes Rader's algorithm or is at least kLargeFactorMinPrime
+// and p < n.
+std::optional<FourStepSplit> large_factor_split(std::int64_t n);
+
 // The plan of `spec` (which must pass spec.check()). Calls `sizer` once for
 // every line plan a pass needs, in pass order.
 CpuPlan plan_cpu_transform(const TransformSpec& spec, const CpuMachine& machine,

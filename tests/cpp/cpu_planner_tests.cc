@@ -178,6 +178,38 @@ void test_most_square_split() {
   expect(!columns.twiddle_table, "2 lines: twiddles formed as used");
 }
 
+void test_large_factor_split() {
+  const auto split = large_factor_split(12345);  // 3 * 5 * 823
+  expect(split && split->rows == 15 && split->columns == 823, "12345 = 15 x 823");
+  const auto rader = large_factor_split(127 * 256);  // 127 takes Rader's algorithm
+  expect(rader && rader->rows == 127 && rader->columns == 256, "the shorter factor as rows");
+  expect(large_factor_split(2 * 1009) && large_factor_split(2 * 1009)->rows == 2,
+         "any cofactor");
+  expect(!large_factor_split(137 * 96), "137: neither Rader's nor large");
+  expect(!large_factor_split(1 << 14) && !large_factor_split(823) && !large_factor_split(1),
+         "smooth, prime or 1: no split");
+  // 701 is the first prime from the bound; 691 - 1 = 2 3 5 23 is not Rader's.
+  expect(kLargeFactorMinPrime == 700 && large_factor_split(2 * 701) && !large_factor_split(2 * 691),
+         "the bound");
+
+  // Lines in narrower groups than the machine's widest split; lines full
+  // groups hold do not.
+  auto first_pass = [](std::vector<std::int64_t> shape, std::size_t value_bytes) {
+    const Recorded r = plan_of(spec(TransformKind::kC2C, shape, {1}), machine(value_bytes, 2));
+    return r.plan.passes[0];
+  };
+  const CpuPass lone = first_pass({3, 12345}, 4);
+  expect(lone.twiddled && lone.twiddled->rows == 15 && lone.n == 15 && lone.dst == Buffer::kTemp,
+         "3 lines of 12345: split");
+  expect(first_pass({169, 12345}, 8).twiddled.has_value(), "lines beyond half of L2: split");
+  expect(!first_pass({1024, 1030}, 4).twiddled, "1030 = 10 x 103 in groups: whole");
+  expect(!first_pass({1024, 127 * 8}, 4).twiddled, "1016 in groups: whole");
+  expect(first_pass({2, 127 * 8}, 4).twiddled.has_value(), "1016, two lines: split");
+  // A strided axis has no four-step split.
+  const Recorded strided = plan_of(spec(TransformKind::kC2C, {12345, 3}, {0}), machine(4, 2));
+  expect(strided.plan.passes.size() == 1 && !strided.plan.passes[0].twiddled, "strided: whole");
+}
+
 void test_twiddle_table() {
   auto table = [](std::int64_t lines, std::int64_t n, std::size_t value_bytes) {
     const Recorded r = plan_of(spec(TransformKind::kC2C, {lines, n}, {1}), machine(value_bytes, 2));
@@ -263,7 +295,7 @@ void test_lines_too_few_for_full_groups_split_from_a_shorter_length() {
   expect(c2c.size() == 2 && c2c[0].twiddled && c2c[0].twiddled->rows * c2c[0].twiddled->columns == (1 << 15),
          "31 complex lines of 2^15 on 4 threads: four-step");
   expect(passes(TransformKind::kC2C, 32, 1 << 15, 4).size() == 1, "32 lines: one pass");
-  expect(passes(TransformKind::kC2C, 1, (1 << 14) - 2, 4).size() == 1,
+  expect(passes(TransformKind::kC2C, 1, (1 << 14) - 4, 4).size() == 1,
          "below the narrow threshold: one pass");
   expect(passes(TransformKind::kC2C, 4, 1 << 14, 1).size() == 2 &&
              passes(TransformKind::kC2C, 8, 1 << 14, 1).size() == 1,
@@ -442,6 +474,7 @@ const test_support::Suite kSuite("cpu_planner", {
     TEST_CASE(test_small_passes_share_when_waking_is_cheap),
     TEST_CASE(test_passes_of_2_mib_take_four_tasks_per_thread),
     TEST_CASE(test_most_square_split),
+    TEST_CASE(test_large_factor_split),
     TEST_CASE(test_twiddle_table),
     TEST_CASE(test_four_step_needs_a_free_temporary),
     TEST_CASE(test_real_passes),
