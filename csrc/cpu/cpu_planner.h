@@ -119,21 +119,18 @@ std::optional<FourStepSplit> most_square_split(std::int64_t n, std::int64_t min_
 
 // A contiguous complex line that would run in narrower SIMD groups than the
 // machine's widest (too long for full groups in half of L2, or too few
-// lines: the split's passes hold full groups), has no four-step split and whose
-// largest prime factor p takes Rader's algorithm (prime_lengths.h) or is at
-// least kLargeFactorMinPrime, runs as a four-step split of p and n / p:
-// pocketfft transforms such a line whole, scalar, with a pass of p
-// operations a point or Bluestein's algorithm over all of it. Measured
-// against the whole line (benchmarks/lines_against_fftw.py, complex64 one
-// thread, complex128 two; 2-core EPYC), ns a point: 12345 = 3 5 823 x 169
-// lines 21.6-23.2 -> 10.6-12.1 (complex128 13.0 -> 12.8 while FFTW's moved
-// 12.4 -> 17.6); 16144 = 16 1009 10.6-11.6 -> 6.0-6.9; 16256 = 128 127 8.3
-// -> 5.8; 13504 = 64 211 10.2 -> 7.4; 49188 = 12 4099 12.2-12.7 -> 11.3-13.3.
-// Primes that take neither lost or gained nothing: 131, 137 (complex128 7.0
-// -> 9.1, 8.1 -> 9.8), 409 (8.3, 9.4 -> 11.7, 13.7), 587, and 101 (whose
-// lines pocketfft runs through Bluestein's algorithm, as cheap a point as
-// its pass of 101 in the whole line). Lines SIMD groups hold lost (1030 =
-// 10 103 x 1024 lines 6.0 -> 14.8).
+// lines), has no four-step split and whose largest prime factor p takes
+// Rader's algorithm (prime_lengths.h) or is at least kLargeFactorMinPrime,
+// runs as a four-step split of p and n / p, whose passes hold full groups:
+// pocketfft transforms such a line whole and scalar, with a pass of p
+// operations a point or Bluestein's algorithm over all of it.
+// benchmarks/lines_against_fftw.py on a 2-core EPYC, complex64, our time over
+// FFTW's whole line -> split: 12345 = 15 823 x 169 lines, one thread 1.34,
+// 1.26 -> 0.62, 0.70, two 1.28, 1.18 -> 0.55, 0.58; in ns a point, one
+// thread, 16144 = 16 1009 10.6 -> 6.9, 16256 = 128 127 8.3 -> 5.8, 13504 = 64
+// 211 10.2 -> 7.4. Primes that take neither gained nothing or lost below 700:
+// 101, 131, 137 (complex128, two threads, 7.0 -> 9.1 and 8.1 -> 9.8), 409,
+// 587. Lines that fill SIMD groups lost (1030 = 10 103 x 1024: 6.0 -> 14.8).
 constexpr std::int64_t kLargeFactorMinPrime = 700;
 
 // The split of n into its largest prime factor p and n / p, the shorter as
