@@ -125,7 +125,7 @@ std::optional<FourStepSplit> most_square_split(std::int64_t n, std::int64_t min_
 // pocketfft transforms such a line whole and scalar, with a pass of p
 // operations a point or Bluestein's algorithm over all of it.
 // benchmarks/lines_against_fftw.py on a 2-core EPYC, complex64, our time over
-// FFTW's whole line -> split: 12345 = 15 823 x 169 lines, one thread 1.34,
+// FFTW's, the whole line -> the split: 12345 = 15 823 x 169 lines, one thread 1.34,
 // 1.26 -> 0.62, 0.70, two 1.28, 1.18 -> 0.55, 0.58; in ns a point, one
 // thread, 16144 = 16 1009 10.6 -> 6.9, 16256 = 128 127 8.3 -> 5.8, 13504 = 64
 // 211 10.2 -> 7.4. Primes that take neither gained nothing or lost below 700:
