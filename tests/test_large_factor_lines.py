@@ -2,8 +2,9 @@
 as a four-step split of n / p lines of p points and p lines of n / p where
 SIMD groups would not hold the whole lines (cpu_planner.h,
 large_factor_split): complex and real, every sign, norm and layout against
-numpy's float64 result, and the plans that take that path. Three lines
-never fill a machine's widest SIMD group, so they split on any machine."""
+numpy's float64 result, and the plans that take that path. Three float32
+lines never fill a machine's widest SIMD group, so the plans asked for here
+split on any machine."""
 
 import numpy as np
 import pytest
