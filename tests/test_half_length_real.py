@@ -86,7 +86,10 @@ def test_too_few_lines_for_full_groups_split_shorter_lines():
     assert "twiddled 128x128" in plan(Precision.SINGLE, 3, 1 << 15)
     assert "unpack axis 1 n 32768 lines 3" in plan(Precision.SINGLE, 3, 1 << 15)
     assert plan(Precision.SINGLE, 32, 1 << 15).startswith("r2c axis 1 n 32768 lines 32")
-    assert plan(Precision.DOUBLE, 3, 1 << 15).startswith("r2c axis 1 n 32768 lines 3")
+    assert plan(Precision.DOUBLE, 3, 1 << 14).startswith("r2c axis 1 n 16384 lines 3")
+    # float64 lines from 2^15 run at half the length, split or not.
+    assert plan(Precision.DOUBLE, 3, 1 << 15).startswith("c2c axis 1 n 16384 lines 3")
+    assert plan(Precision.DOUBLE, 64, 1 << 15).startswith("c2c axis 1 n 16384 lines 64")
     assert "twiddled 128x256" in plan(Precision.DOUBLE, 3, 1 << 16)
 
 
@@ -105,3 +108,17 @@ def test_too_few_lines_for_full_groups_every_kind(dtype, lines):
                                                       else np.complex128)
     assert relative_l2_error(af.ifft(z, cache=CACHE, backend="cpu"),
                              np.fft.ifft(z.astype(np.complex128))) <= error_bound(dtype, n // 2)
+
+
+@pytest.mark.parametrize("lines", (2, 40))
+@pytest.mark.parametrize("norm", (None, "forward"))
+def test_double_lines_at_half_length_unsplit(lines, norm):
+    # float64 lines of 2^15 points: complex lines of 2^14 with no four-step split.
+    n = 1 << 15
+    assert testing.describe_cpu(CACHE.handle, R2C, True, Precision.DOUBLE, [lines, n], [1],
+                                [n]).startswith(f"c2c axis 1 n {n // 2} lines {lines}")
+    x = np.random.default_rng(lines).standard_normal((lines, n))
+    spectrum = af.rfft(x, norm=norm, cache=CACHE, backend="cpu")
+    assert relative_l2_error(spectrum, np.fft.rfft(x, norm=norm)) <= error_bound(np.float64, n)
+    back = af.irfft(spectrum, n=n, norm=norm, cache=CACHE, backend="cpu")
+    assert relative_l2_error(back, x) <= error_bound(np.float64, n)

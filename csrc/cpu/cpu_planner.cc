@@ -291,9 +291,12 @@ class Planner {
   // length, split four-step, runs faster than pocketfft's real transform of
   // the whole line, on one thread as on all (measured at 2^17 to 2^20 points,
   // 1 and 2 threads, benchmarks/compare_builds.py), and splits over threads
-  // however few the lines.
+  // however few the lines. float64 lines from kDoubleHalfLengthMinLength run
+  // at half the length even unsplit.
   bool half_length_pays(const CpuPass& whole) const {
-    return whole.n % 2 == 0 && four_step_split(whole.n / 2, whole.lines()).has_value();
+    if (whole.n % 2 != 0) return false;
+    if (machine_.value_bytes == 8 && whole.n >= kDoubleHalfLengthMinLength) return true;
+    return four_step_split(whole.n / 2, whole.lines()).has_value();
   }
 
   // The real pass as a complex one of n / 2 points (half_length.h): R2C

@@ -284,6 +284,22 @@ void test_long_real_lines_run_at_half_length() {
          "an odd length: one real pass");
   expect(plan_of(spec(TransformKind::kR2C, {32, 1 << 16}, {1}), machine(4, 4)).plan.passes.size() == 1,
          "half the length below the four-step threshold, a full group a thread: one real pass");
+  // float64 lines from kDoubleHalfLengthMinLength: half the length, unsplit.
+  const auto double_passes = [](TransformKind kind, std::int64_t n) {
+    return plan_of(spec(kind, {64, n}, {1}), machine(8, 2)).plan.passes;
+  };
+  const auto unsplit = double_passes(TransformKind::kR2C, kDoubleHalfLengthMinLength);
+  expect(unsplit.size() == 2 && unsplit[0].op == LineOp::kComplex && !unsplit[0].twiddled &&
+             unsplit[0].n == kDoubleHalfLengthMinLength / 2 &&
+             unsplit[1].op == LineOp::kUnpackHalfLength,
+         "float64 r2c of 2^15: complex lines of 2^14, unsplit, then the unpack");
+  expect(double_passes(TransformKind::kC2R, kDoubleHalfLengthMinLength)[0].op ==
+             LineOp::kPackHalfLength,
+         "float64 c2r alike");
+  expect(double_passes(TransformKind::kR2C, kDoubleHalfLengthMinLength / 2).size() == 1 &&
+             double_passes(TransformKind::kR2C, kDoubleHalfLengthMinLength + 1024).size() == 2 &&
+             double_passes(TransformKind::kR2C, kDoubleHalfLengthMinLength + 1).size() == 1,
+         "float64 below the bound, or odd: one real pass");
 }
 
 void test_lines_too_few_for_full_groups_split_from_a_shorter_length() {
@@ -316,8 +332,8 @@ void test_lines_too_few_for_full_groups_split_from_a_shorter_length() {
   expect(doubles(TransformKind::kC2C, 8, 1 << 14) == 1 && doubles(TransformKind::kC2C, 8, 1 << 15) == 2 &&
              doubles(TransformKind::kC2C, 16, 1 << 15) == 1,
          "float64: complex lines from 2^15");
-  expect(doubles(TransformKind::kR2C, 8, 1 << 15) == 1 && doubles(TransformKind::kR2C, 8, 1 << 16) == 3,
-         "float64: real lines from 2^16");
+  expect(doubles(TransformKind::kR2C, 8, 1 << 15) == 2 && doubles(TransformKind::kR2C, 8, 1 << 16) == 3,
+         "float64: real lines of 2^15 at half the length unsplit, split from 2^16");
   expect(plan_of(spec(TransformKind::kC2C, {2, 1 << 15}, {1}), machine(8, 2)).plan.passes.size() == 1,
          "float64 on 2 threads: one pass");
 }
