@@ -185,9 +185,10 @@ class Planner {
     const Buffer src = whole.src, dst = whole.dst;
     const bool temp_free = src != Buffer::kTemp && dst != Buffer::kTemp;
     if (temp_free && chirp_pays(whole)) return chirp_lines(std::move(whole));
+    if (!(temp_free && whole.contiguous())) return add(std::move(whole));
     auto split = four_step_split(whole.n, whole.lines());
     if (!split && widest_lanes(whole) < machine_.simd_lanes) split = large_factor_split(whole.n);
-    if (!(temp_free && whole.contiguous() && split)) return add(std::move(whole));
+    if (!split) return add(std::move(whole));
     const auto view = [&](std::vector<std::int64_t> v, std::int64_t outer, std::int64_t inner) {
       v[axis] = outer;
       v.insert(v.begin() + axis + 1, inner);
