@@ -122,3 +122,18 @@ def test_double_lines_at_half_length_unsplit(lines, norm):
     assert relative_l2_error(spectrum, np.fft.rfft(x, norm=norm)) <= error_bound(np.float64, n)
     back = af.irfft(spectrum, n=n, norm=norm, cache=CACHE, backend="cpu")
     assert relative_l2_error(back, x) <= error_bound(np.float64, n)
+
+
+@pytest.mark.parametrize("kind", (R2C, C2R))
+def test_double_lines_not_a_power_of_two_stay_whole(kind):
+    # 98304 = 3 * 2^15 float64 lines in numbers that no four-step split takes:
+    # pocketfft's real transform of the whole line.
+    n, lines = 3 << 15, 21
+    shape = [lines, n] if kind == R2C else [lines, n // 2 + 1]
+    plan = testing.describe_cpu(CACHE.handle, kind, kind == R2C, Precision.DOUBLE, shape, [1], [n])
+    assert plan.splitlines()[0].startswith(f"{'r2c' if kind == R2C else 'c2r'} axis 1 n {n} "), plan
+    x = np.random.default_rng(n).standard_normal((lines, n))
+    spectrum = af.rfft(x, cache=CACHE, backend="cpu")
+    assert relative_l2_error(spectrum, np.fft.rfft(x)) <= error_bound(np.float64, n)
+    back = af.irfft(spectrum, n=n, cache=CACHE, backend="cpu")
+    assert relative_l2_error(back, x) <= error_bound(np.float64, n)

@@ -292,11 +292,12 @@ class Planner {
   // length, split four-step, runs faster than pocketfft's real transform of
   // the whole line, on one thread as on all (measured at 2^17 to 2^20 points,
   // 1 and 2 threads, benchmarks/compare_builds.py), and splits over threads
-  // however few the lines. float64 lines from kDoubleHalfLengthMinLength run
-  // at half the length even unsplit.
+  // however few the lines. float64 lines of a power of two from
+  // kDoubleHalfLengthMinLength run at half the length even unsplit.
   bool half_length_pays(const CpuPass& whole) const {
     if (whole.n % 2 != 0) return false;
-    if (machine_.value_bytes == 8 && whole.n >= kDoubleHalfLengthMinLength) return true;
+    const bool power_of_two = (whole.n & (whole.n - 1)) == 0;
+    if (machine_.value_bytes == 8 && power_of_two && whole.n >= kDoubleHalfLengthMinLength) return true;
     return four_step_split(whole.n / 2, whole.lines()).has_value();
   }
 

@@ -60,14 +60,17 @@ constexpr std::int64_t kFourStepMinLength = std::int64_t(1) << 16;
 // 0.78, r2c 65536 x 4 0.88 -> 0.97), so they split so only from
 // kMinThreadsToShareSmall threads (benchmarks/compare_builds.py, ours-all).
 constexpr std::int64_t kFourStepNarrowMinLength = std::int64_t(1) << 14;
-// float64 real lines of at least this many points run as complex lines of
-// half the length (half_length.h) whether or not those split four-step:
-// pocketfft's complex transform, vectorised inside one line, beats its real
-// one. benchmarks/compare_builds.py, 2-core EPYC, 5 processes a build, ours-all
-// over scipy-all, whole -> half: r2c 65536 x 32 0.946 -> 0.890, 32768 x 64
-// 0.871 -> 0.792, 65536 x 4 0.804 -> 0.627, 32768 x 2 1.170 -> 1.181; c2r
-// 65536 x 32 0.871 -> 0.810, 32768 x 64 0.843 -> 0.773; one thread alike
-// (r2c 32768 x 64 8.05 -> 7.30 ms). Not measured below 2^15, nor for float32.
+// float64 real lines of a power of two of at least this many points run as
+// complex lines of half the length (half_length.h) whether or not those split
+// four-step: pocketfft's complex transform, vectorised inside one line, beats
+// its real one. benchmarks/compare_builds.py, 2-core EPYC, 5 processes a
+// build, ours-all over scipy-all, whole -> half: r2c 65536 x 32 0.946 -> 0.890,
+// 32768 x 64 0.871 -> 0.792, 65536 x 4 0.804 -> 0.627, 32768 x 2 1.170 ->
+// 1.181; c2r 65536 x 32 0.871 -> 0.810, 32768 x 64 0.843 -> 0.773; one thread
+// alike (r2c 32768 x 64 8.05 -> 7.30 ms). At 98304 = 3 * 2^15 the whole line
+// wins (98304 x 21, three runs: r2c 0.743, 0.761, 0.798 -> 0.855, 0.883,
+// 0.861; c2r 0.810, 0.780, 0.765 -> 0.916, 0.886, 0.833). Not measured below
+// 2^15, at other lengths, nor for float32.
 constexpr std::int64_t kDoubleHalfLengthMinLength = std::int64_t(1) << 15;
 // Neither factor of a four-step split may be shorter than this.
 constexpr std::int64_t kFourStepMinFactor = 16;

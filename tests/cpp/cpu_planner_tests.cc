@@ -296,10 +296,13 @@ void test_long_real_lines_run_at_half_length() {
   expect(double_passes(TransformKind::kC2R, kDoubleHalfLengthMinLength)[0].op ==
              LineOp::kPackHalfLength,
          "float64 c2r alike");
+  expect(double_passes(TransformKind::kR2C, 2 * kDoubleHalfLengthMinLength).size() == 2,
+         "float64 r2c of 2^16: half the length");
   expect(double_passes(TransformKind::kR2C, kDoubleHalfLengthMinLength / 2).size() == 1 &&
-             double_passes(TransformKind::kR2C, kDoubleHalfLengthMinLength + 1024).size() == 2 &&
+             double_passes(TransformKind::kR2C, 3 * kDoubleHalfLengthMinLength).size() == 1 &&
+             double_passes(TransformKind::kC2R, 3 * kDoubleHalfLengthMinLength).size() == 1 &&
              double_passes(TransformKind::kR2C, kDoubleHalfLengthMinLength + 1).size() == 1,
-         "float64 below the bound, or odd: one real pass");
+         "float64 below the bound, not a power of two, or odd: one real pass");
 }
 
 void test_lines_too_few_for_full_groups_split_from_a_shorter_length() {
