@@ -138,6 +138,7 @@ def main() -> int:
     huge_pages = not arguments.small_pages
     size = arguments.mib << 20
     reported_before = reported_mib()
+    can_populate = populate_supported()
     print(f"{arguments.mib} MiB, {'huge-page advice' if huge_pages else 'small pages'}, "
           f"medians of {arguments.repeats}")
     for threads in arguments.threads:
@@ -151,7 +152,7 @@ def main() -> int:
         line = (f"{threads} thread(s): fresh {fresh * 1e3:6.2f} ms, "
                 f"fresh after {arguments.idle:g} s idle {after_idle * 1e3:6.2f} ms, "
                 f"in use {in_use * 1e3:6.2f} ms")
-        if populate_supported():
+        if can_populate:
             populate, unmap = time_populate_and_unmap(size, threads, huge_pages, arguments.repeats)
             line += f", populate {populate * 1e3:6.2f} ms, unmap {unmap * 1e3:6.2f} ms"
         print(line)
