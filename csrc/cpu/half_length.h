@@ -69,15 +69,12 @@ using line_vectors::reversed;
 template <class T, std::size_t c>
 using Vector = typename line_vectors::Pack<T, c>::Vector;
 template <class T, std::size_t c>
-using Unaligned = typename line_vectors::Pack<T, c>::Unaligned;
-
-template <class T, std::size_t c>
 Vector<T, c> load(const ducc::Cmplx<T>* at) {
-  return *reinterpret_cast<const Unaligned<T, c>*>(at);
+  return line_vectors::Pack<T, c>::load(at);
 }
 template <class T, std::size_t c>
 void store(ducc::Cmplx<T>* at, const Vector<T, c>& v) {
-  *reinterpret_cast<Unaligned<T, c>*>(at) = v;
+  line_vectors::Pack<T, c>::store(at, v);
 }
 
 // x times w, value by value.

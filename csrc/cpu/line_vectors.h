@@ -24,6 +24,10 @@
 #include "ducc0/math/cmplx.h"
 #include "ducc0/math/unity_roots.h"
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 namespace jax_apple_fft::JAX_APPLE_FFT_SIMD::line_vectors {
 
 using ::DUCC0_NAMESPACE::Cmplx;
@@ -38,12 +42,31 @@ template <class T, std::size_t c>
 struct Pack {
   static constexpr std::size_t kValues = c;
   using Vector __attribute__((vector_size(2 * c * sizeof(T)))) = T;
-  // The same vector at any address of a T, to load and store lines in place
-  // (a memcpy of a whole vector compiles to 16-byte pieces in GCC's generic
-  // tuning, whose reload as one vector then stalls).
+  // The same vector at any address of a T.
   using Unaligned __attribute__((vector_size(2 * c * sizeof(T)), aligned(alignof(T)),
                                  may_alias)) = T;
   Vector v;
+
+  // The vector at `at` (any address of a T), and back: one load or store
+  // instruction of the vector's width. GCC's generic tuning copies memory to
+  // memory in 16-byte pieces, even a whole vector through Unaligned once
+  // its destination is on the stack; a 32-byte vector stored in two halves
+  // and read back whole stalls on store forwarding (float64 lines of 16
+  // points ran 2 times slower so).
+  static Vector load(const void* at) {
+#if defined(__AVX__)
+    if constexpr (sizeof(Vector) == 32)
+      return (Vector)_mm256_loadu_si256(static_cast<const __m256i*>(at));
+#endif
+    return *static_cast<const Unaligned*>(at);
+  }
+  static void store(void* at, const Vector& v) {
+#if defined(__AVX__)
+    if constexpr (sizeof(Vector) == 32)
+      return _mm256_storeu_si256(static_cast<__m256i*>(at), (__m256i)v);
+#endif
+    *static_cast<Unaligned*>(at) = v;
+  }
 };
 
 template <class T, std::size_t c>
@@ -221,7 +244,7 @@ class Plan {
   bool transform(const Cmplx<T>* in, P (&z)[n / c]) const {
     P x[n / c];
     for (std::size_t a = 0; a < n / c; ++a)
-      x[a].v = *reinterpret_cast<const typename P::Unaligned*>(in + a * c);
+      x[a].v = P::load(in + a * c);
     return transform<n, fwd>(x, z);
   }
 
@@ -261,7 +284,7 @@ class Plan {
     P z[n / c];
     if (!transform<n, fwd>(in, z)) return false;
     for (std::size_t q = 0; q < n / c; ++q)
-      *reinterpret_cast<typename P::Unaligned*>(out + q * c) = fct == T(1) ? z[q].v : z[q].v * fct;
+      P::store(out + q * c, fct == T(1) ? z[q].v : z[q].v * fct);
     return true;
   }
 
@@ -360,7 +383,7 @@ class RealPlan {
       const Vector turned = roots_[q].template times<true>(difference);
       Vector x = (sum + quarter_turn<true>(P{turned}).v) * half_fct;
       if constexpr (!fwd) x *= conjugate;
-      *reinterpret_cast<typename P::Unaligned*>(out + q * c) = x;
+      P::store(out + q * c, x);
     }
     // X[h] = Re Z[0] - Im Z[0].
     out[h] = Cmplx<T>((z[0].v[0] - z[0].v[1]) * fct, T(0));
@@ -376,8 +399,8 @@ class RealPlan {
     for (std::size_t q = 0; q < packs; ++q) {
       // X[k] and conj X[h - k] for the k of pack q; X[h - k] lie in the c
       // values that end at X[h - q c], in reverse order.
-      Vector a = *reinterpret_cast<const typename P::Unaligned*>(in + q * c);
-      const Vector ending = *reinterpret_cast<const typename P::Unaligned*>(in + h - q * c - (c - 1));
+      Vector a = P::load(in + q * c);
+      const Vector ending = P::load(in + h - q * c - (c - 1));
       Vector b = reversed<T, c>(ending);
       if constexpr (fwd)
         a *= conjugate;
@@ -389,8 +412,7 @@ class RealPlan {
     }
     if (!half_.template transform<h, false>(z, pairs)) return false;
     for (std::size_t q = 0; q < packs; ++q)
-      *reinterpret_cast<typename P::Unaligned*>(out + 2 * q * c) =
-          fct == T(1) ? pairs[q].v : pairs[q].v * fct;
+      P::store(out + 2 * q * c, fct == T(1) ? pairs[q].v : pairs[q].v * fct);
     return true;
   }
 
