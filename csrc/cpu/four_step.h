@@ -33,10 +33,14 @@ class FourStepTwiddles final : public CachedValue {
  public:
   FourStepTwiddles(std::int64_t rows, std::int64_t columns, std::size_t lanes)
       : columns(columns), lanes(lanes), roots_(static_cast<std::size_t>(rows * columns)),
-        steps_(static_cast<std::size_t>(rows) * lanes) {
+        steps_(2 * static_cast<std::size_t>(rows) * lanes) {
     for (std::int64_t k1 = 0; k1 < rows; ++k1)
-      for (std::size_t j = 0; j < lanes; ++j)
-        steps_[static_cast<std::size_t>(k1) * lanes + j] = root(k1 * static_cast<std::int64_t>(j));
+      for (std::size_t j = 0; j < lanes; ++j) {
+        const ducc::Cmplx<double> w = root(k1 * static_cast<std::int64_t>(j));
+        double* step = steps_.data() + 2 * lanes * static_cast<std::size_t>(k1);
+        step[j] = w.r;
+        step[lanes + j] = w.i;
+      }
   }
   std::size_t bytes() const override {
     return sizeof(*this) + roots_.footprint() + steps_.size() * sizeof(steps_[0]);
@@ -51,24 +55,24 @@ class FourStepTwiddles final : public CachedValue {
   void products(std::int64_t k1, std::int64_t c0, double sign, std::size_t count, T* re,
                 T* im) const {
     const ducc::Cmplx<double> base = root(k1 * c0);
-    const ducc::Cmplx<double>* step = steps(k1);
+    const double* step = steps(k1);
     for (std::size_t j = 0; j < count; ++j) {
-      re[j] = static_cast<T>(base.r * step[j].r - base.i * step[j].i);
-      im[j] = static_cast<T>(sign * (base.r * step[j].i + base.i * step[j].r));
+      re[j] = static_cast<T>(base.r * step[j] - base.i * step[lanes + j]);
+      im[j] = static_cast<T>(sign * (base.r * step[lanes + j] + base.i * step[j]));
     }
+  }
+  // w^(k1 j) for j < lanes in double precision: the lanes real parts, then
+  // the lanes imaginary parts.
+  const double* steps(std::int64_t k1) const {
+    return steps_.data() + 2 * lanes * static_cast<std::size_t>(k1);
   }
 
   const std::int64_t columns;
   const std::size_t lanes;
 
  private:
-  // w^(k1 j) for j < lanes, in double precision.
-  const ducc::Cmplx<double>* steps(std::int64_t k1) const {
-    return steps_.data() + static_cast<std::size_t>(k1) * lanes;
-  }
-
   const ducc::UnityRoots<double, ducc::Cmplx<double>> roots_;
-  std::vector<ducc::Cmplx<double>> steps_;
+  std::vector<double> steps_;
 };
 
 // Every twiddle of a split, FourStepTwiddles::products rounded to T once,
