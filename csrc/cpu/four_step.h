@@ -61,16 +61,28 @@ class FourStepTwiddles final : public CachedValue {
       im[j] = static_cast<T>(sign * (base.r * step[lanes + j] + base.i * step[j]));
     }
   }
-  // w^(k1 j) for j < lanes in double precision: the lanes real parts, then
-  // the lanes imaginary parts.
-  const double* steps(std::int64_t k1) const {
-    return steps_.data() + 2 * lanes * static_cast<std::size_t>(k1);
+  // As products, for T = double, into vectors V of at most `lanes` values:
+  // scalars stored and read back as one vector stall on store forwarding.
+  template <class V>
+  void product_vectors(std::int64_t k1, std::int64_t c0, double sign, V& re, V& im) const {
+    const ducc::Cmplx<double> base = root(k1 * c0);
+    const double* step = steps(k1);
+    const V step_re(step, ducc::element_aligned_tag());
+    const V step_im(step + lanes, ducc::element_aligned_tag());
+    re = step_re * V(base.r) - step_im * V(base.i);
+    im = (step_im * V(base.r) + step_re * V(base.i)) * V(sign);
   }
 
   const std::int64_t columns;
   const std::size_t lanes;
 
  private:
+  // w^(k1 j) for j < lanes in double precision: the lanes real parts, then
+  // the lanes imaginary parts.
+  const double* steps(std::int64_t k1) const {
+    return steps_.data() + 2 * lanes * static_cast<std::size_t>(k1);
+  }
+
   const ducc::UnityRoots<double, ducc::Cmplx<double>> roots_;
   std::vector<double> steps_;
 };

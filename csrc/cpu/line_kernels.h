@@ -423,18 +423,12 @@ class LineKernels {
         const V wr = load_lanes<V>(w), wi = load_lanes<V>(w + lanes) * V(static_cast<T>(sign_));
         return Cmplx<V>(x.r * wr - x.i * wi, x.r * wi + x.i * wr);
       }
-      if constexpr (std::is_same_v<T, double> && lanes > 1) {
-        // In vectors: lanes scalar stores read back as one vector stall on
-        // store forwarding.
+      if constexpr (std::is_same_v<T, double> && lanes > 1)
         if (in_order_) {
-          const Cmplx<double> base = table_.root(i * column[0]);
-          const double* step = table_.steps(i);
-          const V re = load_lanes<V>(step), im = load_lanes<V>(step + table_.lanes);
-          const V wr = re * V(base.r) - im * V(base.i);
-          const V wi = (im * V(base.r) + re * V(base.i)) * V(sign_);
+          V wr, wi;
+          table_.product_vectors(i, column[0], sign_, wr, wi);
           return Cmplx<V>(x.r * wr - x.i * wi, x.r * wi + x.i * wr);
         }
-      }
       alignas(64) T w[2 * lanes];
       if (in_order_) {
         table_.products(i, column[0], sign_, lanes, w, w + lanes);
