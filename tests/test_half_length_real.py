@@ -44,6 +44,35 @@ def test_rfft_and_irfft(dtype, norm, lines):
     assert relative_l2_error(back, want) <= error_bound(dtype, N)
 
 
+def assert_unpacked_where_one_at_a_time(plan):
+    """Unsplit complex lines of half the length, transformed one at a time,
+    unpack each line as it leaves scratch for the output; in SIMD groups
+    (their widest group within half of L2, as the SIMD level decides),
+    the unpack is a pass of its own."""
+    first, second = plan.splitlines()[:2]
+    if " lanes 1 " in first:
+        assert first.endswith("unpacks last") and not second.startswith("unpack"), plan
+    else:
+        assert "unpacks" not in first and second.startswith("unpack axis"), plan
+
+
+@pytest.mark.parametrize("norm", (None, "ortho", "forward"))
+@pytest.mark.parametrize("threads,lines", ((4, 1), (4, 3), (4, 64), (1, 1), (1, 64)))
+def test_lines_unpacked_on_their_way_out(threads, lines, norm):
+    # float64 lines of 2^15 run as complex lines of 2^14, unsplit: both
+    # signs, every norm, one line at a time (with AVX2: a group of lines
+    # overflows half of L2) or in groups.
+    n = 1 << 15
+    cache = CACHE if threads == 4 else af.PlanCache(threads=1)
+    plan = testing.describe_cpu(cache.handle, R2C, True, Precision.DOUBLE, [lines, n], [1], [n])
+    assert_unpacked_where_one_at_a_time(plan)
+    assert lines > 1 or "unpacks" in plan, plan  # a lone line is always alone
+    x = np.random.default_rng(lines).standard_normal((lines, n))
+    for ours, numpy_fn in ((af.rfft, np.fft.rfft), (af.ihfft, np.fft.ihfft)):
+        got = ours(x, norm=norm, cache=cache, backend="cpu")
+        assert relative_l2_error(got, numpy_fn(x, norm=norm)) <= error_bound(np.float64, n)
+
+
 @pytest.mark.parametrize("dtype", (np.float32, np.float64))
 def test_the_other_signs(dtype):
     # ihfft is the inverse-sign R2C, hfft the forward-sign C2R.
@@ -88,8 +117,10 @@ def test_too_few_lines_for_full_groups_split_shorter_lines():
     assert plan(Precision.SINGLE, 32, 1 << 15).startswith("r2c axis 1 n 32768 lines 32")
     assert plan(Precision.DOUBLE, 3, 1 << 14).startswith("r2c axis 1 n 16384 lines 3")
     # float64 lines from 2^15 run at half the length, split or not.
-    assert plan(Precision.DOUBLE, 3, 1 << 15).startswith("c2c axis 1 n 16384 lines 3")
-    assert plan(Precision.DOUBLE, 64, 1 << 15).startswith("c2c axis 1 n 16384 lines 64")
+    for lines in (3, 64):
+        unsplit = plan(Precision.DOUBLE, lines, 1 << 15)
+        assert unsplit.startswith(f"c2c axis 1 n 16384 lines {lines}"), unsplit
+        assert_unpacked_where_one_at_a_time(unsplit)
     assert "twiddled 128x256" in plan(Precision.DOUBLE, 3, 1 << 16)
 
 

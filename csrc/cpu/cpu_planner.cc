@@ -27,6 +27,7 @@ std::string CpuPlan::describe() const {
         << " tasks " << p.tasks << "x" << p.groups_per_task;
     if (p.twiddled) out << " twiddled " << p.twiddled->rows << "x" << p.twiddled->columns;
     if (p.twiddle_table) out << " from a table";
+    if (p.unpack) out << " unpacks";
     if (chirp_op(p.op)) out << " m " << p.chirp_length << " of " << kOps[static_cast<int>(p.chirp_of)];
     if (p.prefetch_ahead) out << " prefetch";
     if (p.output_ahead == OutputAhead::kWholeBunch) out << " write-ahead";
@@ -320,11 +321,12 @@ class Planner {
     if (whole.op == LineOp::kRealToComplex) {
       lines.src_strides = as_complex(whole.src_strides);
       lines.forward = true;
+      complex_lines(std::move(lines));
+      if (fuse_unpack(whole)) return;
       CpuPass unpack = whole;
       unpack.op = LineOp::kUnpackHalfLength;
       unpack.src = whole.dst;
       unpack.src_strides = whole.dst_strides;
-      complex_lines(std::move(lines));
       add(std::move(unpack));
       return;
     }
@@ -336,6 +338,21 @@ class Planner {
     lines.forward = false;
     add(std::move(pack));
     complex_lines(std::move(lines));
+  }
+
+  // Gives the unpack of the half-length R2C pass `whole` to the complex pass
+  // just planned for it (FusedUnpack) where that pass transforms whole lines
+  // one at a time into a contiguous output. Not the rows pass of a four-step
+  // split: its tasks could unpack bands of rows with their mirror rows (k1,
+  // rows - k1), but those bins and their twiddles lie a row of the matrix
+  // apart, and cost more than the pass saves (docs/performance.md).
+  bool fuse_unpack(const CpuPass& whole) {
+    CpuPass& p = plan_.passes.back();
+    if (p.op != LineOp::kComplex || p.dst != whole.dst || p.src == Buffer::kTemp ||
+        p.twiddled || p.lanes != 1 || p.dst_strides[p.axis] != 1)
+      return false;
+    p.unpack = FusedUnpack{whole.n, whole.forward};
+    return true;
   }
 
   void add(CpuPass p) {

@@ -10,7 +10,7 @@
 //   Z[k] = (X[k] + conj X[h-k]) + i conj(w^k) (X[k] - conj X[h-k])
 // has the unnormalised inverse FFT_h z[j] = x[2j] + i x[2j+1]. Each pair
 // (k, h - k) needs only its own two values: pairs split over tasks freely,
-// and the unpack runs in place. Included by line_kernels.h only.
+// and the unpack runs in place or out of it. Included by line_kernels.h only.
 #pragma once
 
 #include <cstddef>
@@ -90,21 +90,22 @@ Vector<T, c> product(const Vector<T, c>& x, const Vector<T, c>& w) {
 // Pairs k .. k + c - 1 with their mirrors h - k - c + 1 .. h - k, c at a
 // time, while those do not meet: the first k not done.
 template <class T, std::size_t c>
-std::int64_t unpack(ducc::Cmplx<T>* line, std::int64_t h, const ducc::Cmplx<T>* w,
-                    std::int64_t k, std::int64_t end, T fct, bool forward) {
+std::int64_t unpack(const ducc::Cmplx<T>* z, ducc::Cmplx<T>* line, std::int64_t h,
+                    const ducc::Cmplx<T>* w, std::int64_t k, std::int64_t end, T fct,
+                    bool forward) {
   const Vector<T, c> conjugate = alternating<T, c>(T(1), T(-1));
   const Vector<T, c> sign = forward ? alternating<T, c>(T(1), T(1)) : conjugate;
   const T half = fct / 2;
   constexpr auto kC = static_cast<std::int64_t>(c);
   for (; k + kC <= end && 2 * (k + kC - 1) < h; k += kC) {
-    ducc::Cmplx<T>* mirror = line + h - k - (kC - 1);
-    const Vector<T, c> a = load<T, c>(line + k);
-    const Vector<T, c> b = reversed<T, c>(load<T, c>(mirror)) * conjugate;
+    const std::int64_t mirror = h - k - (kC - 1);
+    const Vector<T, c> a = load<T, c>(z + k);
+    const Vector<T, c> b = reversed<T, c>(load<T, c>(z + mirror)) * conjugate;
     const Vector<T, c> even = (a + b) * half;
     const Vector<T, c> odd = quarter_turn<true>(line_vectors::Pack<T, c>{
                                  product<T, c>(load<T, c>(w + k), a - b)}).v * half;
     store<T, c>(line + k, (even + odd) * sign);
-    store<T, c>(mirror, reversed<T, c>((even - odd) * conjugate * sign));
+    store<T, c>(line + mirror, reversed<T, c>((even - odd) * conjugate * sign));
   }
   return k;
 }
@@ -140,21 +141,21 @@ inline ducc::Cmplx<T> times_minus_half_i(const ducc::Cmplx<T>& a) {
   return {a.i / 2, -a.r / 2};
 }
 
-// R2C: Z[0 .. h) of one line becomes its bins X[0 .. h], in place, for the
-// pairs in `range`; scaled by fct, conjugated for the inverse sign; `width`
-// complex values per vector (0: one pair at a time).
+// R2C: Z[0 .. h) of one line (z) becomes its bins X[0 .. h] (line, which
+// may be z), for the pairs in `range`; scaled by fct, conjugated for the
+// inverse sign; `width` complex values per vector (0: one pair at a time).
 template <class T, std::size_t width = half_length_vectors::kWidth<T>>
-void unpack_half_length(ducc::Cmplx<T>* line, std::int64_t h, const ducc::Cmplx<T>* w,
-                        PairRange range, T fct, bool forward) {
+void unpack_half_length(const ducc::Cmplx<T>* z, ducc::Cmplx<T>* line, std::int64_t h,
+                        const ducc::Cmplx<T>* w, PairRange range, T fct, bool forward) {
   auto put = [&](std::int64_t k, ducc::Cmplx<T> x) { line[k] = (forward ? x : x.conj()) * fct; };
   auto one = [&](std::int64_t k) {
     if (k == 0) {
-      const ducc::Cmplx<T> z0 = line[0];
+      const ducc::Cmplx<T> z0 = z[0];
       put(0, {z0.r + z0.i, T(0)});
       put(h, {z0.r - z0.i, T(0)});
       return;
     }
-    const ducc::Cmplx<T> a = line[k], b = line[h - k].conj();
+    const ducc::Cmplx<T> a = z[k], b = z[h - k].conj();
     const ducc::Cmplx<T> even = (a + b) * T(0.5);
     const ducc::Cmplx<T> odd = w[k] * times_minus_half_i(a - b);
     put(k, even + odd);
@@ -163,7 +164,7 @@ void unpack_half_length(ducc::Cmplx<T>* line, std::int64_t h, const ducc::Cmplx<
   std::int64_t k = range.first;
   if (k == 0 && k < range.end) one(k++);
   if constexpr (width != 0)
-    k = half_length_vectors::unpack<T, width>(line, h, w, k, range.end, fct, forward);
+    k = half_length_vectors::unpack<T, width>(z, line, h, w, k, range.end, fct, forward);
   for (; k < range.end; ++k) one(k);
 }
 

@@ -140,6 +140,14 @@ class LineKernels {
       store_lanes(x.i, im);
       for (std::size_t j = 0; j < lanes; ++j) d[off[j] + i * ds] = Cmplx<T>(re[j], im[j]);
     };
+    if constexpr (lanes == 1)
+      if (pass.unpack) {
+        // The bins of a half-length R2C line, unpacked on the way out.
+        for (std::size_t g = 0; g < groups; ++g)
+          unpack_half_length(res[g], d + dst_off[g], n, r.plans.half_length->values.data(),
+                             PairRange{0, n / 2 + 1}, T(1), pass.unpack->forward);
+        return;
+      }
     if (r.plans.twiddles) {
       const FourStepTwiddled<V, lanes> twiddled(*r.plans.twiddles, r.plans.twiddle_table.get(),
                                                 first_line, groups, r.forward);

@@ -261,8 +261,10 @@ void test_long_real_lines_run_at_half_length() {
   expect(ip[0].forward && ip[1].forward && !ip[2].forward,
          "inverse-sign r2c: forward complex passes, the unpack conjugates");
   expect(p[2].op == LineOp::kUnpackHalfLength && p[2].src == Buffer::kOutput &&
-             p[2].dst == Buffer::kOutput && p[2].last && p[2].tasks >= 4 && p[2].tasks % 2 == 0,
-         "unpack in place, last, split within lines into as many ranges each");
+             p[2].dst == Buffer::kOutput && p[2].last && p[2].tasks >= 4 && p[2].tasks % 2 == 0 &&
+             !p[1].unpack,
+         "unpack in place, a pass of its own after the rows pass, last, split within lines into "
+         "as many ranges each");
   // The inverse: pack into the output seen as complex, then the inverse-sign
   // complex passes there, whatever the spec's sign.
   TransformSpec backward = spec(TransformKind::kC2R, {2, 1 << 20}, {1});
@@ -289,14 +291,31 @@ void test_long_real_lines_run_at_half_length() {
     return plan_of(spec(kind, {64, n}, {1}), machine(8, 2)).plan.passes;
   };
   const auto unsplit = double_passes(TransformKind::kR2C, kDoubleHalfLengthMinLength);
-  expect(unsplit.size() == 2 && unsplit[0].op == LineOp::kComplex && !unsplit[0].twiddled &&
-             unsplit[0].n == kDoubleHalfLengthMinLength / 2 &&
-             unsplit[1].op == LineOp::kUnpackHalfLength,
-         "float64 r2c of 2^15: complex lines of 2^14, unsplit, then the unpack");
+  expect(unsplit.size() == 1 && unsplit[0].op == LineOp::kComplex && !unsplit[0].twiddled &&
+             unsplit[0].n == kDoubleHalfLengthMinLength / 2 && unsplit[0].lanes == 1 &&
+             unsplit[0].unpack && unsplit[0].unpack->n == kDoubleHalfLengthMinLength &&
+             unsplit[0].unpack->forward && unsplit[0].last,
+         "float64 r2c of 2^15: complex lines of 2^14, unsplit, one at a time, each unpacked "
+         "on its way out");
+  TransformSpec inverse_unsplit = spec(TransformKind::kR2C, {64, kDoubleHalfLengthMinLength}, {1});
+  inverse_unsplit.forward = false;
+  const auto inverse_passes = plan_of(inverse_unsplit, machine(8, 2)).plan.passes;
+  expect(inverse_passes[0].forward && !inverse_passes[0].unpack->forward,
+         "inverse-sign r2c: the complex lines forward, the unpack conjugates");
+  // Lines in SIMD groups (an L2 that holds four of them) keep the unpack a
+  // pass of its own: their values leave scratch in vectors across lines.
+  CpuMachine large_l2 = machine(8, 2);
+  large_l2.l2_bytes = std::size_t(64) << 20;
+  const auto grouped =
+      plan_of(spec(TransformKind::kR2C, {64, kDoubleHalfLengthMinLength}, {1}), large_l2).plan.passes;
+  expect(grouped.size() == 2 && grouped[0].lanes > 1 && !grouped[0].unpack &&
+             grouped[1].op == LineOp::kUnpackHalfLength,
+         "lines in SIMD groups: the unpack is a pass");
   expect(double_passes(TransformKind::kC2R, kDoubleHalfLengthMinLength)[0].op ==
              LineOp::kPackHalfLength,
          "float64 c2r alike");
-  expect(double_passes(TransformKind::kR2C, 2 * kDoubleHalfLengthMinLength).size() == 2,
+  expect(double_passes(TransformKind::kR2C, 2 * kDoubleHalfLengthMinLength)[0].n ==
+             kDoubleHalfLengthMinLength,
          "float64 r2c of 2^16: half the length");
   expect(double_passes(TransformKind::kR2C, kDoubleHalfLengthMinLength / 2).size() == 1 &&
              double_passes(TransformKind::kR2C, 3 * kDoubleHalfLengthMinLength).size() == 1 &&

@@ -74,9 +74,11 @@ cd root(std::int64_t k, std::int64_t n) {
 // The largest error of unpack_half_length and pack_half_length on one line
 // of h random values split into `chunks` pair ranges, `width` complex values
 // per vector, relative to the largest output, against the formulas of
-// half_length.h in double.
+// half_length.h in double; the unpack in place, or from a copy of the values
+// into a line of other values.
 template <class T, std::size_t width>
-double pair_pass_error(std::int64_t h, std::int64_t chunks, bool forward, std::mt19937& random) {
+double pair_pass_error(std::int64_t h, std::int64_t chunks, bool forward, bool in_place,
+                       std::mt19937& random) {
   using kernels::HalfLengthTwiddles;
   std::normal_distribution<double> normal;
   const HalfLengthTwiddles<T> twiddles(2 * h);
@@ -85,10 +87,12 @@ double pair_pass_error(std::int64_t h, std::int64_t chunks, bool forward, std::m
   for (auto& v : line) v = Cmplx<T>(T(normal(random)), T(normal(random)));
   for (auto& v : bins) v = Cmplx<T>(T(normal(random)), T(normal(random)));
   const std::vector<Cmplx<T>> zs(line.begin(), line.end());
+  if (!in_place)
+    for (auto& v : line) v = Cmplx<T>(T(normal(random)), T(normal(random)));
   const T fct = T(0.75);
   for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
-    kernels::unpack_half_length<T, width>(line.data(), h, w, kernels::pair_range(h, chunks, chunk),
-                                   fct, forward);
+    kernels::unpack_half_length<T, width>(in_place ? line.data() : zs.data(), line.data(), h, w,
+                                          kernels::pair_range(h, chunks, chunk), fct, forward);
     kernels::pack_half_length<T, width>(bins.data(), z.data(), h, w,
                                  kernels::pair_range(h, chunks, chunk), forward);
   }
@@ -121,9 +125,12 @@ double pair_pass_error(std::int64_t h, std::int64_t chunks, bool forward, std::m
 template <class T>
 void check_widths(std::int64_t h, std::int64_t chunks, bool forward, std::mt19937& random,
                   double bound, const std::string& what) {
-  expect(pair_pass_error<T, 0>(h, chunks, forward, random) < bound, what + " c=0");
-  expect(pair_pass_error<T, 2>(h, chunks, forward, random) < bound, what + " c=2");
-  expect(pair_pass_error<T, 4>(h, chunks, forward, random) < bound, what + " c=4");
+  for (bool in_place : {true, false}) {
+    const std::string how = in_place ? " in place" : " out of place";
+    expect(pair_pass_error<T, 0>(h, chunks, forward, in_place, random) < bound, what + how + " c=0");
+    expect(pair_pass_error<T, 2>(h, chunks, forward, in_place, random) < bound, what + how + " c=2");
+    expect(pair_pass_error<T, 4>(h, chunks, forward, in_place, random) < bound, what + how + " c=4");
+  }
 }
 
 // Every h up to 70 (each vector width's head, body, meeting point and tail),
