@@ -44,33 +44,41 @@ def test_rfft_and_irfft(dtype, norm, lines):
     assert relative_l2_error(back, want) <= error_bound(dtype, N)
 
 
-def assert_unpacked_where_one_at_a_time(plan):
+def assert_fused_where_one_at_a_time(plan, op):
     """Unsplit complex lines of half the length, transformed one at a time,
-    unpack each line as it leaves scratch for the output; in SIMD groups
-    (their widest group within half of L2, as the SIMD level decides),
-    the unpack is a pass of its own."""
-    first, second = plan.splitlines()[:2]
-    if " lanes 1 " in first:
-        assert first.endswith("unpacks last") and not second.startswith("unpack"), plan
+    pack (C2R, op "pack") or unpack (R2C, "unpack") each line in the line
+    kernel, on its way in or out; in SIMD groups (where their widest group
+    fits half of L2, as the SIMD level decides) that is a pass of its own."""
+    passes = plan.splitlines()
+    complex_pass = next(line for line in passes if line.startswith("c2c"))
+    separate = any(line.startswith(f"{op} axis") for line in passes)
+    if " lanes 1 " in complex_pass:
+        assert f" {op}s" in complex_pass and not separate, plan
     else:
-        assert "unpacks" not in first and second.startswith("unpack axis"), plan
+        assert f" {op}s" not in complex_pass and separate, plan
 
 
 @pytest.mark.parametrize("norm", (None, "ortho", "forward"))
 @pytest.mark.parametrize("threads,lines", ((4, 1), (4, 3), (4, 64), (1, 1), (1, 64)))
-def test_lines_unpacked_on_their_way_out(threads, lines, norm):
-    # float64 lines of 2^15 run as complex lines of 2^14, unsplit: both
-    # signs, every norm, one line at a time (with AVX2: a group of lines
+def test_lines_packed_or_unpacked_in_the_line_kernel(threads, lines, norm):
+    # float64 lines of 2^15 run as complex lines of 2^14, unsplit: every kind,
+    # both signs, every norm, one line at a time (with AVX2: a group of lines
     # overflows half of L2) or in groups.
     n = 1 << 15
     cache = CACHE if threads == 4 else af.PlanCache(threads=1)
-    plan = testing.describe_cpu(cache.handle, R2C, True, Precision.DOUBLE, [lines, n], [1], [n])
-    assert_unpacked_where_one_at_a_time(plan)
-    assert lines > 1 or "unpacks" in plan, plan  # a lone line is always alone
+    for kind, op, shape in ((R2C, "unpack", [lines, n]), (C2R, "pack", [lines, n // 2 + 1])):
+        plan = testing.describe_cpu(cache.handle, kind, True, Precision.DOUBLE, shape, [1], [n])
+        assert_fused_where_one_at_a_time(plan, op)
+        assert lines > 1 or f" {op}s" in plan, plan  # a lone line is always alone
     x = np.random.default_rng(lines).standard_normal((lines, n))
     for ours, numpy_fn in ((af.rfft, np.fft.rfft), (af.ihfft, np.fft.ihfft)):
         got = ours(x, norm=norm, cache=cache, backend="cpu")
         assert relative_l2_error(got, numpy_fn(x, norm=norm)) <= error_bound(np.float64, n)
+    bins = np.fft.rfft(x)
+    bins[:, [0, -1]] += 1j  # dropped, as numpy drops them
+    for ours, numpy_fn in ((af.irfft, np.fft.irfft), (af.hfft, np.fft.hfft)):
+        got = ours(bins, n=n, norm=norm, cache=cache, backend="cpu")
+        assert relative_l2_error(got, numpy_fn(bins, n=n, norm=norm)) <= error_bound(np.float64, n)
 
 
 @pytest.mark.parametrize("dtype", (np.float32, np.float64))
@@ -120,7 +128,7 @@ def test_too_few_lines_for_full_groups_split_shorter_lines():
     for lines in (3, 64):
         unsplit = plan(Precision.DOUBLE, lines, 1 << 15)
         assert unsplit.startswith(f"c2c axis 1 n 16384 lines {lines}"), unsplit
-        assert_unpacked_where_one_at_a_time(unsplit)
+        assert_fused_where_one_at_a_time(unsplit, "unpack")
     assert "twiddled 128x256" in plan(Precision.DOUBLE, 3, 1 << 16)
 
 

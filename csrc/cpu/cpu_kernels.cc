@@ -102,7 +102,7 @@ class CpuTransformImpl final : public CpuTransform {
             get_four_step_twiddle_table<T>(cache, *plans_[i].twiddles, *pass.twiddled);
       PassPlans<T>& p = plans_[i];
       const auto& complex_plan = p.complex_groups ? p.complex_groups : p.complex_one_line;
-      if (complex_plan && !pass.twiddled && !pass.unpack && pass.contiguous() &&
+      if (complex_plan && !pass.twiddled && !pass.fused && pass.contiguous() &&
           pass.op == LineOp::kComplex)
         p.line_vectors = complex_plan->engine.vectors();
       const auto& real_plan = p.real_groups ? p.real_groups : p.real_one_line;
@@ -111,7 +111,7 @@ class CpuTransformImpl final : public CpuTransform {
         p.real_line_vectors = real_plan->engine.vectors();
       if (half_length_op(pass.op))
         plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.n);
-      if (pass.unpack) plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.unpack->n);
+      if (pass.fused) plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.fused->n);
       if (chirp_op(pass.op)) plans_[i].chirp = get_chirp_tables<T>(cache, pass.n, pass.chirp_length);
     }
   }

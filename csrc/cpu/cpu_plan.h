@@ -20,8 +20,8 @@ constexpr std::int64_t kMaxLineLength = std::int64_t(1) << 36;
 // points (which a four-step split spreads over every thread), between
 // kPackHalfLength (C2R: the n/2 + 1 bins to the n/2 complex values, into the
 // output seen as complex) and kUnpackHalfLength (R2C: the n/2 values to the
-// n/2 + 1 bins, in place; or the complex pass unpacks, FusedUnpack below);
-// see half_length.h. A long prime complex line runs
+// n/2 + 1 bins, in place); or the complex pass packs or unpacks its lines
+// (FusedHalfLength below); see half_length.h. A long prime complex line runs
 // as Bluestein's convolution of length m (bluestein.h) in the work buffer:
 // kChirpIn (the chirped line, zero-padded to m), two complex passes of m
 // points around kChirpKernel (times the chirp's spectrum), then kChirpOut
@@ -67,12 +67,15 @@ struct FourStepSplit {
   std::int64_t rows, columns;  // rows <= columns
 };
 
-// The unpack of a half-length R2C line (half_length.h) run by the complex
-// pass that transforms its lines one at a time, as each leaves scratch for
-// the output, in place of a pass of its own over memory.
-struct FusedUnpack {
+// The pack (C2R) or unpack (R2C) of a half-length real line (half_length.h)
+// run by the complex pass that transforms its lines one at a time, in place
+// of a pass of its own over memory: each line packed from the bins into
+// scratch on its way in, or unpacked from scratch into the output on its
+// way out.
+struct FusedHalfLength {
+  LineOp op;       // kPackHalfLength or kUnpackHalfLength
   std::int64_t n;  // the real length: 2 h
-  bool forward;    // the unpack's sign (the complex lines run forward)
+  bool forward;    // its sign (the complex lines run forward for R2C, inverse for C2R)
 };
 
 // One pass: every line along `axis` of `shape` (all other indices), read
@@ -92,7 +95,7 @@ struct CpuPass {
   // precision (twiddle_table), or each formed in double as it is used.
   std::optional<FourStepSplit> twiddled;
   bool twiddle_table = false;
-  std::optional<FusedUnpack> unpack;
+  std::optional<FusedHalfLength> fused;
 
   std::size_t lanes = 1;  // widest SIMD group: lines transformed at once
   std::size_t bunch = 1;  // SIMD groups gathered and scattered together

@@ -27,7 +27,7 @@ std::string CpuPlan::describe() const {
         << " tasks " << p.tasks << "x" << p.groups_per_task;
     if (p.twiddled) out << " twiddled " << p.twiddled->rows << "x" << p.twiddled->columns;
     if (p.twiddle_table) out << " from a table";
-    if (p.unpack) out << " unpacks";
+    if (p.fused) out << (p.fused->op == LineOp::kPackHalfLength ? " packs" : " unpacks");
     if (chirp_op(p.op)) out << " m " << p.chirp_length << " of " << kOps[static_cast<int>(p.chirp_of)];
     if (p.prefetch_ahead) out << " prefetch";
     if (p.output_ahead == OutputAhead::kWholeBunch) out << " write-ahead";
@@ -336,13 +336,22 @@ class Planner {
     lines.src = lines.dst = whole.dst;
     lines.src_strides = lines.dst_strides = pack.dst_strides;
     lines.forward = false;
+    // Lines that will run unsplit, one at a time, read the bins themselves.
+    CpuPass packing = lines;
+    packing.src = whole.src;
+    packing.src_strides = whole.src_strides;
+    if (!four_step_split(h, lines.lines()) && !large_factor_split(h) &&
+        packing.contiguous() && widest_lanes(packing) == 1) {
+      packing.fused = FusedHalfLength{LineOp::kPackHalfLength, whole.n, whole.forward};
+      return add(std::move(packing));
+    }
     add(std::move(pack));
     complex_lines(std::move(lines));
   }
 
   // Gives the unpack of the half-length R2C pass `whole` to the complex pass
-  // just planned for it (FusedUnpack) where that pass transforms whole lines
-  // one at a time into a contiguous output. Not the rows pass of a four-step
+  // just planned for it (FusedHalfLength) where that pass transforms whole
+  // lines one at a time into a contiguous output. Not the rows pass of a four-step
   // split: its tasks could unpack bands of rows with their mirror rows (k1,
   // rows - k1), but those bins and their twiddles lie a row of the matrix
   // apart, and cost more than the pass saves (docs/performance.md).
@@ -351,7 +360,7 @@ class Planner {
     if (p.op != LineOp::kComplex || p.dst != whole.dst || p.src == Buffer::kTemp ||
         p.twiddled || p.lanes != 1 || p.dst_strides[p.axis] != 1)
       return false;
-    p.unpack = FusedUnpack{whole.n, whole.forward};
+    p.fused = FusedHalfLength{LineOp::kUnpackHalfLength, whole.n, whole.forward};
     return true;
   }
 

@@ -110,9 +110,20 @@ class LineKernels {
     // holds a write-combining buffer until its cache line is complete, and
     // 8 lines at once run out of them.
     const bool stream_tiles = r.stream.tiles && lanes <= 4;
+    // A pass with a half-length pack or unpack runs its lines one at a time.
+    const bool packs = lanes == 1 && pass.fused && pass.fused->op == LineOp::kPackHalfLength;
+    const bool unpacks = lanes == 1 && pass.fused && pass.fused->op == LineOp::kUnpackHalfLength;
+    if constexpr (lanes == 1)
+      if (packs) {
+        // The values of a half-length C2R line, packed from its bins on the way in.
+        for (std::size_t g = 0; g < groups; ++g)
+          pack_half_length(s + src_off[g], scratch + g * stride, n,
+                           r.plans.half_length->values.data(), PairRange{0, n / 2 + 1},
+                           pass.fused->forward);
+      }
     // Contiguous lines move whole tiles first (lane_tiles.h), then the rest
     // value by value (a quarter to two fifths faster than value by value).
-    std::int64_t gathered = 0;
+    std::int64_t gathered = packs ? n : 0;
     if (pass.prefetch_ahead) prefetch_following_lines(s, src_off, groups * lanes, n);
     auto gather_tiles = [&](auto&& step) {
       for (std::size_t g = 0; g < groups; ++g)
@@ -121,11 +132,13 @@ class LineKernels {
                        values_of(scratch + g * stride), step) / 2;
     };
     // Streaming stores do not read their cache lines: nothing to ask for.
-    if (ss == 1 && pass.output_ahead == OutputAhead::kWholeBunch && !stream_tiles)
-      gather_tiles(
-          WriteAhead<Cmplx<T>>(d, dst_off, groups * lanes, n, groups * (2 * n / lanes)));
-    else if (ss == 1)
-      gather_tiles(lane_tiles::NoStep{});
+    if (!packs && ss == 1) {
+      if (pass.output_ahead == OutputAhead::kWholeBunch && !stream_tiles)
+        gather_tiles(
+            WriteAhead<Cmplx<T>>(d, dst_off, groups * lanes, n, groups * (2 * n / lanes)));
+      else
+        gather_tiles(lane_tiles::NoStep{});
+    }
     for_each_in_bunch<false>(s, src_off, ss, groups, lanes, gathered, n, gather);
     const Cmplx<V>* res[kMaxBunch];
     for (std::size_t g = 0; g < groups; ++g) {
@@ -141,11 +154,11 @@ class LineKernels {
       for (std::size_t j = 0; j < lanes; ++j) d[off[j] + i * ds] = Cmplx<T>(re[j], im[j]);
     };
     if constexpr (lanes == 1)
-      if (pass.unpack) {
+      if (unpacks) {
         // The bins of a half-length R2C line, unpacked on the way out.
         for (std::size_t g = 0; g < groups; ++g)
           unpack_half_length(res[g], d + dst_off[g], n, r.plans.half_length->values.data(),
-                             PairRange{0, n / 2 + 1}, T(1), pass.unpack->forward);
+                             PairRange{0, n / 2 + 1}, T(1), pass.fused->forward);
         return;
       }
     if (r.plans.twiddles) {

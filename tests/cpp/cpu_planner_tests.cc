@@ -262,7 +262,7 @@ void test_long_real_lines_run_at_half_length() {
          "inverse-sign r2c: forward complex passes, the unpack conjugates");
   expect(p[2].op == LineOp::kUnpackHalfLength && p[2].src == Buffer::kOutput &&
              p[2].dst == Buffer::kOutput && p[2].last && p[2].tasks >= 4 && p[2].tasks % 2 == 0 &&
-             !p[1].unpack,
+             !p[1].fused,
          "unpack in place, a pass of its own after the rows pass, last, split within lines into "
          "as many ranges each");
   // The inverse: pack into the output seen as complex, then the inverse-sign
@@ -293,14 +293,15 @@ void test_long_real_lines_run_at_half_length() {
   const auto unsplit = double_passes(TransformKind::kR2C, kDoubleHalfLengthMinLength);
   expect(unsplit.size() == 1 && unsplit[0].op == LineOp::kComplex && !unsplit[0].twiddled &&
              unsplit[0].n == kDoubleHalfLengthMinLength / 2 && unsplit[0].lanes == 1 &&
-             unsplit[0].unpack && unsplit[0].unpack->n == kDoubleHalfLengthMinLength &&
-             unsplit[0].unpack->forward && unsplit[0].last,
+             unsplit[0].fused && unsplit[0].fused->op == LineOp::kUnpackHalfLength &&
+             unsplit[0].fused->n == kDoubleHalfLengthMinLength && unsplit[0].fused->forward &&
+             unsplit[0].src == Buffer::kInput && unsplit[0].last,
          "float64 r2c of 2^15: complex lines of 2^14, unsplit, one at a time, each unpacked "
          "on its way out");
   TransformSpec inverse_unsplit = spec(TransformKind::kR2C, {64, kDoubleHalfLengthMinLength}, {1});
   inverse_unsplit.forward = false;
   const auto inverse_passes = plan_of(inverse_unsplit, machine(8, 2)).plan.passes;
-  expect(inverse_passes[0].forward && !inverse_passes[0].unpack->forward,
+  expect(inverse_passes[0].forward && !inverse_passes[0].fused->forward,
          "inverse-sign r2c: the complex lines forward, the unpack conjugates");
   // Lines in SIMD groups (an L2 that holds four of them) keep the unpack a
   // pass of its own: their values leave scratch in vectors across lines.
@@ -308,19 +309,37 @@ void test_long_real_lines_run_at_half_length() {
   large_l2.l2_bytes = std::size_t(64) << 20;
   const auto grouped =
       plan_of(spec(TransformKind::kR2C, {64, kDoubleHalfLengthMinLength}, {1}), large_l2).plan.passes;
-  expect(grouped.size() == 2 && grouped[0].lanes > 1 && !grouped[0].unpack &&
+  expect(grouped.size() == 2 && grouped[0].lanes > 1 && !grouped[0].fused &&
              grouped[1].op == LineOp::kUnpackHalfLength,
          "lines in SIMD groups: the unpack is a pass");
-  expect(double_passes(TransformKind::kC2R, kDoubleHalfLengthMinLength)[0].op ==
-             LineOp::kPackHalfLength,
-         "float64 c2r alike");
+  // C2R alike: the complex lines read the bins, packed on their way in,
+  // with the inverse sign; the pack conjugates for the forward sign.
+  TransformSpec backward_unsplit = spec(TransformKind::kC2R, {64, kDoubleHalfLengthMinLength}, {1});
+  backward_unsplit.forward = true;
+  const auto packing = plan_of(backward_unsplit, machine(8, 2)).plan.passes;
+  expect(packing.size() == 1 && packing[0].op == LineOp::kComplex && packing[0].lanes == 1 &&
+             packing[0].src == Buffer::kInput && packing[0].dst == Buffer::kOutput &&
+             packing[0].src_strides[0] == kDoubleHalfLengthMinLength / 2 + 1 &&
+             packing[0].dst_strides[0] == kDoubleHalfLengthMinLength / 2 &&
+             packing[0].fused && packing[0].fused->op == LineOp::kPackHalfLength &&
+             packing[0].fused->forward && !packing[0].forward && packing[0].last,
+         "float64 c2r of 2^15: the bins packed into complex lines of 2^14 on their way in");
+  const auto grouped_c2r =
+      plan_of(spec(TransformKind::kC2R, {64, kDoubleHalfLengthMinLength}, {1}), large_l2).plan.passes;
+  expect(grouped_c2r.size() == 2 && grouped_c2r[0].op == LineOp::kPackHalfLength &&
+             grouped_c2r[1].lanes > 1 && !grouped_c2r[1].fused,
+         "c2r lines in SIMD groups: the pack is a pass");
   expect(double_passes(TransformKind::kR2C, 2 * kDoubleHalfLengthMinLength)[0].n ==
              kDoubleHalfLengthMinLength,
          "float64 r2c of 2^16: half the length");
-  expect(double_passes(TransformKind::kR2C, kDoubleHalfLengthMinLength / 2).size() == 1 &&
-             double_passes(TransformKind::kR2C, 3 * kDoubleHalfLengthMinLength).size() == 1 &&
-             double_passes(TransformKind::kC2R, 3 * kDoubleHalfLengthMinLength).size() == 1 &&
-             double_passes(TransformKind::kR2C, kDoubleHalfLengthMinLength + 1).size() == 1,
+  const auto one_real_pass = [&](TransformKind kind, std::int64_t n) {
+    const auto passes = double_passes(kind, n);
+    return passes.size() == 1 && passes[0].op != LineOp::kComplex;
+  };
+  expect(one_real_pass(TransformKind::kR2C, kDoubleHalfLengthMinLength / 2) &&
+             one_real_pass(TransformKind::kR2C, 3 * kDoubleHalfLengthMinLength) &&
+             one_real_pass(TransformKind::kC2R, 3 * kDoubleHalfLengthMinLength) &&
+             one_real_pass(TransformKind::kR2C, kDoubleHalfLengthMinLength + 1),
          "float64 below the bound, not a power of two, or odd: one real pass");
 }
 
