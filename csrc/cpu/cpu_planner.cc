@@ -321,8 +321,11 @@ class Planner {
     if (whole.op == LineOp::kRealToComplex) {
       lines.src_strides = as_complex(whole.src_strides);
       lines.forward = true;
+      if (one_line_at_a_time(lines)) {
+        lines.fused = FusedHalfLength{LineOp::kUnpackHalfLength, whole.n, whole.forward};
+        return add(std::move(lines));
+      }
       complex_lines(std::move(lines));
-      if (fuse_unpack(whole)) return;
       CpuPass unpack = whole;
       unpack.op = LineOp::kUnpackHalfLength;
       unpack.src = whole.dst;
@@ -336,12 +339,10 @@ class Planner {
     lines.src = lines.dst = whole.dst;
     lines.src_strides = lines.dst_strides = pack.dst_strides;
     lines.forward = false;
-    // Lines that will run unsplit, one at a time, read the bins themselves.
-    CpuPass packing = lines;
+    CpuPass packing = lines;  // reading the bins themselves
     packing.src = whole.src;
     packing.src_strides = whole.src_strides;
-    if (!four_step_split(h, lines.lines()) && !large_factor_split(h) &&
-        packing.contiguous() && widest_lanes(packing) == 1) {
+    if (one_line_at_a_time(packing)) {
       packing.fused = FusedHalfLength{LineOp::kPackHalfLength, whole.n, whole.forward};
       return add(std::move(packing));
     }
@@ -349,19 +350,15 @@ class Planner {
     complex_lines(std::move(lines));
   }
 
-  // Gives the unpack of the half-length R2C pass `whole` to the complex pass
-  // just planned for it (FusedHalfLength) where that pass transforms whole
-  // lines one at a time into a contiguous output. Not the rows pass of a four-step
-  // split: its tasks could unpack bands of rows with their mirror rows (k1,
-  // rows - k1), but those bins and their twiddles lie a row of the matrix
-  // apart, and cost more than the pass saves (docs/performance.md).
-  bool fuse_unpack(const CpuPass& whole) {
-    CpuPass& p = plan_.passes.back();
-    if (p.op != LineOp::kComplex || p.dst != whole.dst || p.src == Buffer::kTemp ||
-        p.twiddled || p.lanes != 1 || p.dst_strides[p.axis] != 1)
-      return false;
-    p.fused = FusedHalfLength{LineOp::kUnpackHalfLength, whole.n, whole.forward};
-    return true;
+  // Whether contiguous complex half lines will run unsplit and one at a
+  // time: then the line kernel packs or unpacks each (FusedHalfLength).
+  // Not the rows pass of a four-step split: its tasks could unpack bands of
+  // rows with their mirror rows (k1, rows - k1), but those bins and their
+  // twiddles lie a row of the matrix apart, and cost more than the pass
+  // saves (docs/performance.md).
+  bool one_line_at_a_time(const CpuPass& lines) const {
+    return lines.contiguous() && !four_step_split(lines.n, lines.lines()) &&
+           !large_factor_split(lines.n) && widest_lanes(lines) == 1;
   }
 
   void add(CpuPass p) {
