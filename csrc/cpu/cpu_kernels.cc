@@ -111,7 +111,7 @@ class CpuTransformImpl final : public CpuTransform {
         p.real_line_vectors = real_plan->engine.vectors();
       if (half_length_op(pass.op))
         plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.n);
-      if (pass.fused) plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.fused->n);
+      if (pass.fused) plans_[i].half_length = get_half_length_twiddles<T>(cache, 2 * pass.n);
       if (chirp_op(pass.op)) plans_[i].chirp = get_chirp_tables<T>(cache, pass.n, pass.chirp_length);
     }
   }

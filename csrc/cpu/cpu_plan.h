@@ -71,11 +71,10 @@ struct FourStepSplit {
 // run by the complex pass that transforms its lines one at a time, in place
 // of a pass of its own over memory: each line packed from the bins into
 // scratch on its way in, or unpacked from scratch into the output on its
-// way out.
+// way out. The pass's n is the half length: the real lines have 2 n points.
 struct FusedHalfLength {
-  LineOp op;       // kPackHalfLength or kUnpackHalfLength
-  std::int64_t n;  // the real length: 2 h
-  bool forward;    // its sign (the complex lines run forward for R2C, inverse for C2R)
+  LineOp op;     // kPackHalfLength or kUnpackHalfLength
+  bool forward;  // its sign (the complex lines run forward for R2C, inverse for C2R)
 };
 
 // One pass: every line along `axis` of `shape` (all other indices), read

@@ -187,8 +187,7 @@ class Planner {
     const bool temp_free = src != Buffer::kTemp && dst != Buffer::kTemp;
     if (temp_free && chirp_pays(whole)) return chirp_lines(std::move(whole));
     if (!(temp_free && whole.contiguous())) return add(std::move(whole));
-    auto split = four_step_split(whole.n, whole.lines());
-    if (!split && widest_lanes(whole) < machine_.simd_lanes) split = large_factor_split(whole.n);
+    const auto split = line_split(whole);
     if (!split) return add(std::move(whole));
     const auto view = [&](std::vector<std::int64_t> v, std::int64_t outer, std::int64_t inner) {
       v[axis] = outer;
@@ -216,6 +215,13 @@ class Planner {
     plan_.temp_elements = std::max(plan_.temp_elements, columns.lines() * columns.n);
     add(std::move(columns));
     add(std::move(rows));
+  }
+
+  // The split of a contiguous complex pass's lines, if they take one.
+  std::optional<FourStepSplit> line_split(const CpuPass& whole) const {
+    auto split = four_step_split(whole.n, whole.lines());
+    if (!split && widest_lanes(whole) < machine_.simd_lanes) split = large_factor_split(whole.n);
+    return split;
   }
 
   // Lines enough for a full SIMD group on every thread.
@@ -322,7 +328,7 @@ class Planner {
       lines.src_strides = as_complex(whole.src_strides);
       lines.forward = true;
       if (one_line_at_a_time(lines)) {
-        lines.fused = FusedHalfLength{LineOp::kUnpackHalfLength, whole.n, whole.forward};
+        lines.fused = FusedHalfLength{LineOp::kUnpackHalfLength, whole.forward};
         return add(std::move(lines));
       }
       complex_lines(std::move(lines));
@@ -343,7 +349,7 @@ class Planner {
     packing.src = whole.src;
     packing.src_strides = whole.src_strides;
     if (one_line_at_a_time(packing)) {
-      packing.fused = FusedHalfLength{LineOp::kPackHalfLength, whole.n, whole.forward};
+      packing.fused = FusedHalfLength{LineOp::kPackHalfLength, whole.forward};
       return add(std::move(packing));
     }
     add(std::move(pack));
@@ -357,8 +363,7 @@ class Planner {
   // twiddles lie a row of the matrix apart, and cost more than the pass
   // saves (docs/performance.md).
   bool one_line_at_a_time(const CpuPass& lines) const {
-    return lines.contiguous() && !four_step_split(lines.n, lines.lines()) &&
-           !large_factor_split(lines.n) && widest_lanes(lines) == 1;
+    return lines.contiguous() && !line_split(lines) && widest_lanes(lines) == 1;
   }
 
   void add(CpuPass p) {

