@@ -20,6 +20,7 @@ import jax
 import numpy as np
 
 jax.config.update("jax_platforms", "cpu")  # where a GPU is the default device too
+jax.config.update("jax_enable_x64", True)  # for the float64 cases; the others pass float32
 
 import jax_apple_fft as af
 
@@ -57,13 +58,22 @@ CASES = [
     ("fft", (169, 12345), {}),
     ("ifft", (3, 16256), {}),
 ]
+# float64 real lines of 2^15 and 2^16 points: complex lines of half the length,
+# each packed or unpacked inside the line kernel.
+DOUBLE_CASES = [
+    ("rfft", (6, 32768), {}),
+    ("irfft", (6, 16385), {}),
+    ("ihfft", (3, 65536), {}),
+    ("hfft", (3, 32769), {"norm": "ortho"}),
+]
+ALL_CASES = [(case, np.float32) for case in CASES] + [(case, np.float64) for case in DOUBLE_CASES]
 
 
-def make_input(rng, name, shape):
+def make_input(rng, name, shape, real_type):
     real = name in ("rfft", "rfftn", "ihfft")
-    x = rng.standard_normal(shape).astype(np.float32)
+    x = rng.standard_normal(shape).astype(real_type)
     if not real:
-        x = (x + 1j * rng.standard_normal(shape)).astype(np.complex64)
+        x = (x + 1j * rng.standard_normal(shape)).astype(np.result_type(real_type, np.complex64))
     return x
 
 
@@ -78,10 +88,10 @@ def run_cases(cache, seed, deadline, counts, errors):
     rng = np.random.default_rng(seed)
     compiled = {}
     while time.monotonic() < deadline and not errors:
-        index = int(rng.integers(len(CASES)))
-        name, shape, kwargs = CASES[index]
+        index = int(rng.integers(len(ALL_CASES)))
+        (name, shape, kwargs), real_type = ALL_CASES[index]
         if index not in compiled:
-            x = make_input(rng, name, shape)
+            x = make_input(rng, name, shape, real_type)
             f = jax.jit(lambda v, name=name, kwargs=kwargs: getattr(af, name)(v, cache=cache,
                                                                               **kwargs))
             expected = getattr(np.fft, name)(x.astype(np.complex128 if np.iscomplexobj(x)
