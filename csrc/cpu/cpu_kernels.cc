@@ -109,9 +109,9 @@ class CpuTransformImpl final : public CpuTransform {
       if (real_plan && pass.contiguous() &&
           (pass.op == LineOp::kRealToComplex || pass.op == LineOp::kComplexToReal))
         p.real_line_vectors = real_plan->engine.vectors();
-      if (half_length_op(pass.op))
-        plans_[i].half_length = get_half_length_twiddles<T>(cache, pass.n);
-      if (pass.fused) plans_[i].half_length = get_half_length_twiddles<T>(cache, 2 * pass.n);
+      // A pack or unpack pass is as long as its real lines; a fused one, half.
+      if (half_length_op(pass.op) || pass.fused)
+        p.half_length = get_half_length_twiddles<T>(cache, pass.fused ? 2 * pass.n : pass.n);
       if (chirp_op(pass.op)) plans_[i].chirp = get_chirp_tables<T>(cache, pass.n, pass.chirp_length);
     }
   }
